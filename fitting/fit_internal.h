@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fit_internal: what the fitting/ sources share and nobody else sees: per-parameter units
+ * (for mapping scaled-space parameters back), bounds (positive parameters are fitted through
+ * softplus), and the single-form fitting core used by fit_model_fit and cross-validation.
+ */
+#ifndef SCN_FIT_INTERNAL_H
+#define SCN_FIT_INTERNAL_H
+
+#include "fitting/fit.h"
+
+/* Unit of a parameter: how it changes when inputs are divided by sx and response by sy. */
+enum fit_unit { FIT_U_Y, FIT_U_X, FIT_U_INVX, FIT_U_YPERX };
+
+struct fit_form_ext {
+	enum fit_unit unit[FIT_MAX_PARAMS];
+	bool positive[FIT_MAX_PARAMS];
+};
+
+const struct fit_form_ext *fit_form_ext_get(enum fit_form form);
+
+/* Factor f such that p_original = f * p_scaled. */
+double fit_unit_factor(enum fit_unit u, double sx, double sy);
+
+/* Heuristic start for a form in scaled space (data already scaled). */
+void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		    double *p);
+
+/*
+ * Core fit in scaled space without quality figures or CV: fills m->params (original units),
+ * m->se, m->cov, m->s2, m->q.sse, m->conv, m->valid, m->message. Input validated by caller.
+ */
+int fit_core(enum fit_form form, const struct fit_data *d, const struct fit_opts *o,
+	     struct fit_model *m);
+
+/* SplitMix64 step: the seeded generator used for starts and folds. */
+uint64_t fit_rng_next(uint64_t *state);
+/* Uniform in [0,1). */
+double fit_rng_unit(uint64_t *state);
+
+#endif

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fit_nls: the fitting core. Scales the data to unit size, solves linear forms with
+ * gsl_multifit_linear and the others with gsl_multifit_nlinear (trust region, LM + geodesic
+ * acceleration) from several seeded starts, with positive parameters reparametrised through
+ * softplus, then computes the covariance in natural parameters and maps everything back to
+ * the original units. Assumes the caller validated the data (n >= n_params, finite values).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_multifit_nlinear.h>
+
+#include "fitting/fit_internal.h"
+
+/* Scaled copy of the data plus the form being fitted (the GSL callbacks' params). */
+struct fit_ctx {
+	enum fit_form form;
+	size_t n, p;
+	double (*x)[2];
+	double *y;
+	double sx, sy;
+	const struct fit_form_ext *ext;
+};
+
+uint64_t fit_rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+double fit_rng_unit(uint64_t *s)
+{
+	return (double)(fit_rng_next(s) >> 11) * 0x1.0p-53;
+}
+
+static double softplus(double u)
+{
+	return u > 30 ? u : log1p(exp(u));
+}
+
+static double softplus_deriv(double u)
+{
+	return 1.0 / (1.0 + exp(-u));
+}
+
+static double softplus_inv(double p)
+{
+	if (!(p > 1e-8))
+		p = 1e-8;
+	return p > 30 ? p : log(expm1(p));
+}
+
+static void to_natural(const struct fit_ctx *c, const double *u, double *p)
+{
+	for (size_t j = 0; j < c->p; j++)
+		p[j] = c->ext->positive[j] ? softplus(u[j]) : u[j];
+}
+
+static int cb_f(const gsl_vector *u, void *arg, gsl_vector *f)
+{
+	const struct fit_ctx *c = arg;
+	double p[FIT_MAX_PARAMS];
+
+	to_natural(c, u->data, p);
+	for (size_t i = 0; i < c->n; i++)
+		gsl_vector_set(f, i, fit_form_eval(c->form, p, c->x[i]) - c->y[i]);
+	return GSL_SUCCESS;
+}
+
+static int cb_df(const gsl_vector *u, void *arg, gsl_matrix *J)
+{
+	const struct fit_ctx *c = arg;
+	double p[FIT_MAX_PARAMS], g[FIT_MAX_PARAMS], dp[FIT_MAX_PARAMS];
+
+	to_natural(c, u->data, p);
+	for (size_t j = 0; j < c->p; j++)
+		dp[j] = c->ext->positive[j] ? softplus_deriv(gsl_vector_get(u, j)) : 1.0;
+	for (size_t i = 0; i < c->n; i++) {
+		fit_form_grad(c->form, p, c->x[i], g);
+		for (size_t j = 0; j < c->p; j++)
+			gsl_matrix_set(J, i, j, g[j] * dp[j]);
+	}
+	return GSL_SUCCESS;
+}
+
+static double sse_of(const struct fit_ctx *c, const double *p)
+{
+	double s = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		double r = fit_form_eval(c->form, p, c->x[i]) - c->y[i];
+		s += r * r;
+	}
+	return s;
+}
+
+/* Start number k (k >= 1) drawn around the heuristic guess g, in scaled space. */
+static void random_start(const struct fit_ctx *c, const double *g, uint64_t *rng, double *p)
+{
+	for (size_t j = 0; j < c->p; j++) {
+		double r = fit_rng_unit(rng);
+		if (c->ext->positive[j])
+			p[j] = g[j] * pow(10.0, 2 * r - 1);  /* within a factor 10 */
+		else if (c->ext->unit[j] == FIT_U_X)
+			p[j] = -0.5 + 2.0 * r;               /* anywhere near the data */
+		else
+			p[j] = g[j] + (2 * r - 1) * fmax(fabs(g[j]), 0.5);
+	}
+}
+
+/* Best start: natural params in scaled space, status, iterations, reason. */
+struct fit_best {
+	double p[FIT_MAX_PARAMS];
+	double sse;
+	int status, info;
+	size_t iter;
+	bool have;
+};
+
+static void run_start(const struct fit_ctx *c, gsl_multifit_nlinear_workspace *w,
+		      gsl_multifit_nlinear_fdf *fdf, const struct fit_opts *o, const double *p0,
+		      struct fit_best *ok, struct fit_best *any, unsigned *nconv)
+{
+	double u0[FIT_MAX_PARAMS], p[FIT_MAX_PARAMS];
+	gsl_vector_view uv = gsl_vector_view_array(u0, c->p);
+	int info = 0, status;
+
+	for (size_t j = 0; j < c->p; j++)
+		u0[j] = c->ext->positive[j] ? softplus_inv(p0[j]) : p0[j];
+	status = gsl_multifit_nlinear_init(&uv.vector, fdf, w);
+	if (status == GSL_SUCCESS)
+		status = gsl_multifit_nlinear_driver(o->max_iter, o->xtol, o->gtol, o->ftol, NULL,
+						     NULL, &info, w);
+	to_natural(c, gsl_multifit_nlinear_position(w)->data, p);
+	double sse = sse_of(c, p);
+	bool finite = isfinite(sse);
+	for (size_t j = 0; j < c->p; j++)
+		finite = finite && isfinite(p[j]);
+	struct fit_best cand = { .sse = finite ? sse : INFINITY, .status = status, .info = info,
+				 .iter = gsl_multifit_nlinear_niter(w), .have = true };
+	memcpy(cand.p, p, sizeof(p));
+	if (!any->have || cand.sse < any->sse)
+		*any = cand;
+	if (status == GSL_SUCCESS && finite) {
+		(*nconv)++;
+		if (!ok->have || cand.sse < ok->sse)
+			*ok = cand;
+	}
+}
+
+static int solve_nonlinear(const struct fit_ctx *c, const struct fit_opts *o,
+			   struct fit_model *m, double *ps)
+{
+	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_fdf fdf = { .f = cb_f, .df = cb_df, .fvv = NULL, .n = c->n,
+					 .p = c->p, .params = (void *)c };
+	struct fit_best ok = { .have = false }, any = { .have = false };
+	double g[FIT_MAX_PARAMS], p0[FIT_MAX_PARAMS];
+	uint64_t rng = o->seed ^ 0x5EEDF17ull;
+	unsigned nconv = 0;
+
+	fp.trs = gsl_multifit_nlinear_trs_lmaccel;
+	gsl_multifit_nlinear_workspace *w =
+		gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, c->n, c->p);
+	if (!w)
+		return -ENOMEM;
+	fit_form_guess(c->form, c->n, (const double (*)[2])c->x, c->y, g);
+	for (unsigned s = 0; s < o->n_starts; s++) {
+		if (s == 0)
+			memcpy(p0, g, sizeof(g));
+		else
+			random_start(c, g, &rng, p0);
+		run_start(c, w, &fdf, o, p0, &ok, &any, &nconv);
+	}
+	gsl_multifit_nlinear_free(w);
+
+	const struct fit_best *b = ok.have ? &ok : &any;
+	memcpy(ps, b->p, sizeof(b->p));
+	m->conv = (struct fit_conv){ .status = b->status, .iterations = b->iter,
+				     .reason = b->status == GSL_SUCCESS ? b->info : 0,
+				     .starts = o->n_starts, .converged = nconv };
+	m->valid = ok.have;
+	if (!ok.have)
+		snprintf(m->message, sizeof(m->message),
+			 "%s did not converge: 0 of %u starts converged (best start: %s after "
+			 "%zu iterations)", fit_form_name(c->form), o->n_starts,
+			 gsl_strerror(b->status), b->iter);
+	else
+		snprintf(m->message, sizeof(m->message),
+			 "%u of %u starts converged; best in %zu iterations (%s)", nconv,
+			 o->n_starts, b->iter, b->info == 1 ? "small step" : "small gradient");
+	return 0;
+}
+
+static int solve_linear(const struct fit_ctx *c, struct fit_model *m, double *ps)
+{
+	gsl_matrix *X = gsl_matrix_alloc(c->n, c->p), *cov = gsl_matrix_alloc(c->p, c->p);
+	gsl_vector *cv = gsl_vector_alloc(c->p);
+	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(c->n, c->p);
+	gsl_vector_view yv = gsl_vector_view_array(c->y, c->n);
+	double chisq, g[FIT_MAX_PARAMS], zero[FIT_MAX_PARAMS] = { 0 };
+	int rc = -ENOMEM;
+
+	if (!X || !cov || !cv || !w)
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
+		fit_form_grad(c->form, zero, c->x[i], g);
+		for (size_t j = 0; j < c->p; j++)
+			gsl_matrix_set(X, i, j, g[j]);
+	}
+	int st = gsl_multifit_linear(X, &yv.vector, cv, cov, &chisq, w);
+	for (size_t j = 0; j < c->p; j++)
+		ps[j] = gsl_vector_get(cv, j);
+	m->conv = (struct fit_conv){ .status = st, .starts = 1, .converged = st == 0 };
+	m->valid = st == GSL_SUCCESS;
+	snprintf(m->message, sizeof(m->message), "%s", st == GSL_SUCCESS ?
+		 "linear least squares" : gsl_strerror(st));
+	rc = 0;
+out:
+	gsl_multifit_linear_free(w);
+	gsl_vector_free(cv);
+	gsl_matrix_free(cov);
+	gsl_matrix_free(X);
+	return rc;
+}
+
+/* cov (scaled space) = s2 (J^T J)^-1 in natural params; NaN where not identifiable. */
+static int covariance(const struct fit_ctx *c, const double *ps, double s2,
+		      double cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS], bool *identifiable)
+{
+	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *C = gsl_matrix_alloc(c->p, c->p);
+	double g[FIT_MAX_PARAMS];
+
+	*identifiable = true;
+	if (!J || !C) {
+		gsl_matrix_free(J);
+		gsl_matrix_free(C);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		fit_form_grad(c->form, ps, c->x[i], g);
+		for (size_t j = 0; j < c->p; j++)
+			gsl_matrix_set(J, i, j, g[j]);
+	}
+	int st = gsl_multifit_nlinear_covar(J, 1e-12, C);
+	for (size_t j = 0; j < c->p; j++) {
+		if (st != GSL_SUCCESS || !(gsl_matrix_get(C, j, j) > 0))
+			*identifiable = false;
+	}
+	for (size_t j = 0; j < c->p; j++)
+		for (size_t k = 0; k < c->p; k++)
+			cs[j][k] = *identifiable ? s2 * gsl_matrix_get(C, j, k) : NAN;
+	gsl_matrix_free(J);
+	gsl_matrix_free(C);
+	return 0;
+}
+
+static int make_ctx(enum fit_form form, const struct fit_data *d, struct fit_ctx *c)
+{
+	const struct fit_form_info *fi = fit_form_get(form);
+
+	*c = (struct fit_ctx){ .form = form, .n = d->n, .p = fi->n_params, .sx = 0, .sy = 0,
+			       .ext = fit_form_ext_get(form) };
+	c->x = calloc(d->n, sizeof(*c->x));
+	c->y = calloc(d->n, sizeof(*c->y));
+	if (!c->x || !c->y)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++) {
+		for (size_t j = 0; j < fi->n_inputs; j++)
+			c->sx = fmax(c->sx, fabs(d->x[i][j]));
+		c->sy = fmax(c->sy, fabs(d->y[i]));
+	}
+	if (!(c->sx > 0))
+		c->sx = 1;
+	if (!(c->sy > 0))
+		c->sy = 1;
+	for (size_t i = 0; i < d->n; i++) {
+		for (size_t j = 0; j < fi->n_inputs; j++)
+			c->x[i][j] = d->x[i][j] / c->sx;
+		c->y[i] = d->y[i] / c->sy;
+	}
+	return 0;
+}
+
+static void map_back(const struct fit_ctx *c, const double *ps, double s2s, double sse_s,
+		     double cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS], struct fit_model *m)
+{
+	double f[FIT_MAX_PARAMS];
+
+	for (size_t j = 0; j < c->p; j++) {
+		f[j] = fit_unit_factor(c->ext->unit[j], c->sx, c->sy);
+		m->params[j] = f[j] * ps[j];
+	}
+	for (size_t j = 0; j < c->p; j++) {
+		for (size_t k = 0; k < c->p; k++)
+			m->cov[j][k] = f[j] * f[k] * cs[j][k];
+		m->se[j] = sqrt(m->cov[j][j]);
+	}
+	m->s2 = s2s * c->sy * c->sy;
+	m->q.sse = sse_s * c->sy * c->sy;
+}
+
+int fit_core(enum fit_form form, const struct fit_data *d, const struct fit_opts *o,
+	     struct fit_model *m)
+{
+	double ps[FIT_MAX_PARAMS] = { 0 }, cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS];
+	struct fit_ctx c;
+	bool ident = true;
+	int rc;
+
+	assert(d->n >= fit_form_get(form)->n_params);
+	rc = make_ctx(form, d, &c);
+	if (rc == 0)
+		rc = fit_form_get(form)->linear ? solve_linear(&c, m, ps)
+						 : solve_nonlinear(&c, o, m, ps);
+	if (rc == 0) {
+		double sse_s = sse_of(&c, ps);
+		double s2s = c.n > c.p ? sse_s / (double)(c.n - c.p) : NAN;
+		rc = covariance(&c, ps, s2s, cs, &ident);
+		if (rc == 0)
+			map_back(&c, ps, s2s, sse_s, cs, m);
+		if (rc == 0 && m->valid && !ident) {
+			size_t l = strlen(m->message);
+			snprintf(m->message + l, sizeof(m->message) - l,
+				 "; parameters not identifiable (singular Jacobian)");
+		}
+	}
+	free(c.x);
+	free(c.y);
+	return rc;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * generators: from a point (architecture model + dimension levels + seed) to the concrete
+ * rule sets of the two hosts and the traffic spec of one trial.
+ *
+ * The testbed is two hosts, client and server, one RNIC each. The client sends (its VFs'
+ * traffic is encapsulated toward the server's VTEP); the server receives (decap, then forward
+ * to its VFs). Containers sit in k tenant subnets (VNI = 1000 + subnet) with n per subnet per
+ * host. Each host carries encap rules (send path, matched on traffic from its VFs) and decap
+ * rules (receive path, matched on VXLAN from the uplink), spread over the requested number of
+ * distinct mask shapes per side (masks.{client,server}.{encap,decap}). Flows are container
+ * pairs within a subnet; a flow has one encap rule on the client and one decap rule on the
+ * server (and the reverse pair for the return direction of reads and acks).
+ *
+ * Every generator is deterministic for a seed (randomness from the seed passed in only).
+ */
+#ifndef GEN_H
+#define GEN_H
+
+#include <stdint.h>
+
+#include "common/scn_error.h"
+#include "topology/topo.h"
+#include "topology/topo_enum.h"
+
+enum gen_host { GEN_CLIENT = 0, GEN_SERVER = 1, GEN_HOSTS = 2 };
+enum gen_dir { GEN_ENCAP = 0, GEN_DECAP = 1, GEN_DIRS = 2 };
+enum gen_popularity { GEN_POP_UNIFORM = 0, GEN_POP_ZIPF };
+enum gen_metric { GEN_METRIC_BW = 0, GEN_METRIC_LAT };
+
+/* Every dimension level of a point. Invariants: masks[h][d] <= flows (a mask shape holds at
+ * least one rule) unless flows == 0; masks[h][d] == 0 means no rules of that kind. */
+struct gen_levels {
+	uint32_t masks[GEN_HOSTS][GEN_DIRS]; /* matching masks per host and direction */
+	uint32_t flows;          /* offloaded flows (container pairs) */
+	uint32_t subnets;        /* tenant subnets k */
+	uint32_t encap_contexts; /* distinct VXLAN encap contexts on the sender (0 = one per flow) */
+	uint32_t rule_churn;     /* rule updates per second during traffic (0 = static) */
+	enum topo_verb verb;
+	uint32_t msg_size;       /* bytes */
+	uint32_t qps;            /* active queue pairs */
+	uint32_t tx_depth;
+	uint32_t mtu;            /* 256..4096 */
+	uint32_t page_size;      /* bytes of the memory registration's pages (4096, 2 MiB) */
+	uint32_t traffic_class;  /* 0..7 */
+	uint32_t uar_spread;     /* QPs per UAR page (1 = balanced, high = crowded) */
+	uint32_t cores;          /* cores posting work */
+	enum gen_popularity popularity;
+	double zipf_s;           /* Zipf parameter when popularity == zipf */
+	enum gen_metric metric;  /* bw (bandwidth test) or lat (latency test) */
+	uint32_t iterations;     /* perftest -n; 0 = use duration */
+	double duration_s;       /* perftest -D */
+};
+
+/* The neutral point: every component removed or at its least demanding level. */
+void gen_levels_neutral(struct gen_levels *l);
+
+/* What one trial drives (what perftest would be told). */
+struct gen_traffic {
+	enum topo_verb verb;
+	enum gen_metric metric;
+	uint32_t msg_size, qps, tx_depth, mtu, page_size, traffic_class, uar_spread, cores;
+	uint32_t iterations;
+	double duration_s;
+	enum gen_popularity popularity;
+	double zipf_s;
+	uint32_t flows;      /* flows the traffic is spread over */
+	uint32_t rule_churn; /* rule updates per second while traffic runs */
+};
+
+/* The two hosts' rule sets of a point. Owned by the caller: gen_rules_free (NULL ok). */
+struct gen_rules {
+	struct topo_ruleset *host[GEN_HOSTS];
+	uint32_t flows;
+	uint32_t subnets;
+	uint32_t encap_contexts; /* distinct encap contexts programmed on the client */
+};
+void gen_rules_free(struct gen_rules *r);
+
+/* Build the rule sets for MODEL (NULL = the default two-stage model: root table with encap
+ * and decap) at levels L with SEED. Errors (class config): impossible levels (more masks
+ * than flows, masks beyond the available distinct shapes, ...). */
+int gen_rules_build(const struct topo_model *model, const struct topo_space *space,
+		    const struct gen_levels *l, uint64_t seed, struct gen_rules **out,
+		    struct scn_error *err);
+
+/* The traffic spec of levels L. */
+void gen_traffic_from_levels(const struct gen_levels *l, struct gen_traffic *t);
+
+/* Flow popularity: probability of flow i (0-based) of N under the traffic's popularity.
+ * Sums to 1 over i. */
+double gen_flow_weight(const struct gen_traffic *t, uint32_t i, uint32_t n);
+
+/* ---- Dimensions ------------------------------------------------------------------------ */
+
+enum gen_dim_kind { GEN_DIM_ORDERED = 0, GEN_DIM_CATEGORICAL };
+
+struct gen_dimension {
+	const char *name;        /* "client.decap_masks", "flows", "verb", "msg_size", ... */
+	enum gen_dim_kind kind;
+	const char *unit;        /* "masks", "bytes", "" */
+	const char *help;        /* one line */
+	double neutral;          /* level that stands for "component removed" */
+	const double *levels;    /* default levels (ordered ascending) */
+	unsigned n_levels;
+	const char *const *names; /* categorical: names of the levels 0..n-1, else NULL */
+};
+
+/* All dimensions, in a stable order. */
+unsigned gen_dimension_count(void);
+const struct gen_dimension *gen_dimension_at(unsigned i);
+const struct gen_dimension *gen_dimension_find(const char *name);
+/* Set dimension D to LEVEL in L (categorical: level = index). -EINVAL when out of range. */
+int gen_levels_set(struct gen_levels *l, const struct gen_dimension *d, double level,
+		   struct scn_error *err);
+double gen_levels_get(const struct gen_levels *l, const struct gen_dimension *d);
+/* Parse "name=value" (value may be a categorical name, "8K", "2M") and apply it. */
+int gen_levels_assign(struct gen_levels *l, const char *assignment, struct scn_error *err);
+
+/* ---- Experimental designs --------------------------------------------------------------- */
+
+/* Geometric sweep from LO to HI (inclusive) with ratio R (> 1), rounded to integers, unique.
+ * Writes up to MAX levels; returns how many there are in total. */
+unsigned gen_sweep_geometric(double lo, double hi, double r, double *out, unsigned max);
+
+/* Deterministic PRNG (splitmix64 / xoshiro256**) for every seeded choice in scalacn. */
+struct gen_rng { uint64_t s[4]; };
+void gen_rng_seed(struct gen_rng *r, uint64_t seed);
+uint64_t gen_rng_next(struct gen_rng *r);
+double gen_rng_uniform(struct gen_rng *r);  /* [0, 1) */
+double gen_rng_normal(struct gen_rng *r);   /* N(0, 1) */
+uint64_t gen_hash64(const void *data, size_t len, uint64_t seed); /* stable, for keys */
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_run: `scalacn run PLAN [options]`: option parsing for a campaign (hx_campaign does it).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/hx_campaign.h"
+#include "harness/hx_cli.h"
+
+int hx_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "testbed", required_argument, NULL, 't' }, { "db", required_argument, NULL, 'd' },
+		{ "resume", no_argument, NULL, 'r' },	      { "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },	      { "quiet", no_argument, NULL, 'q' },
+		{ "junit", required_argument, NULL, 'u' },    { NULL, 0, NULL, 0 },
+	};
+	struct hx_run_opts o = { .db_path = "scalacn.db", .jobs = 1 };
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:d:rj:qu:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': o.testbed_path = optarg; break;
+		case 'd': o.db_path = optarg; break;
+		case 'r': o.resume = true; break;
+		case 'J': o.json = true; break;
+		case 'q': o.quiet = true; break;
+		case 'u': o.junit_path = optarg; break;
+		case 'j':
+			o.jobs = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o.jobs < 1 || o.jobs > 64)
+				return hx_usage_error("run", "--jobs takes 1..64, not '%s'", optarg);
+			break;
+		default:
+			return hx_usage_error("run", "unknown or incomplete option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return hx_usage_error("run", "expected one PLAN file");
+	o.plan_path = argv[optind];
+	if (o.jobs > 1 && !o.quiet)
+		fprintf(stderr, "scalacn: note: --jobs %u: this testbed drives one host pair, so trials run one at a time\n",
+			o.jobs);
+	return hx_campaign_run(&o);
+}

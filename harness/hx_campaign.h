@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_campaign: a campaign from plan to conclusions: baseline per verb and metric,
+ * enumeration of the component space, wall search along every scale dimension (geometric
+ * sweep, then bisection to the knee), and the plan's qualification criteria. Every trial goes
+ * through hx_trial (committed as it finishes), so a killed campaign resumes from the store
+ * and ends with the same result as an uninterrupted one.
+ *
+ * The outcome (struct hx_outcome) is computed only from stored trials and the plan: nothing
+ * depends on whether a trial was measured now or found in the store.
+ */
+#ifndef HX_CAMPAIGN_H
+#define HX_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "generators/gen.h"
+#include "harness/hx_causal.h"
+#include "harness/hx_plan.h"
+#include "harness/hx_trial.h"
+#include "topology/topo_enum.h"
+
+#define HX_MAX_WALLS 128
+#define HX_MAX_BASELINES (TOPO_VERB_COUNT * 2)
+
+struct hx_baseline {
+	enum topo_verb verb;
+	enum gen_metric metric;
+	struct hx_point_result r;
+};
+
+struct hx_wall {
+	const struct gen_dimension *dim;
+	enum topo_verb verb;
+	enum gen_metric metric;
+	bool found;          /* false: no symptom up to the highest level tried */
+	double level;        /* first symptomatic level (after bisection) */
+	double last_good;    /* highest level without the symptom */
+	double max_tried;
+	double effect;       /* relative change of the metric at LEVEL vs baseline */
+	double p_value;
+	char kind[16];       /* bw_drop, lat_rise, timeout, errors, sw_fallback */
+	char class_[16];     /* S1, S4, S6, S8, unclassified */
+	bool in_range;       /* inside the qualified range of a criterion */
+	unsigned trials;     /* trials this search used */
+	char note[192];      /* why the sweep stopped early (a level could not be built) */
+};
+
+struct hx_criterion_result {
+	bool pass, measured;
+	double value, baseline, ratio;
+	char status[24];
+};
+
+struct hx_outcome {
+	int64_t campaign;
+	unsigned n_baselines;
+	struct hx_baseline baselines[HX_MAX_BASELINES];
+	struct topo_enum_stats enum_stats;
+	unsigned n_walls;
+	struct hx_wall walls[HX_MAX_WALLS];
+	struct hx_criterion_result criteria[HX_PLAN_MAX_CRITERIA];
+	bool budget_exhausted, interrupted;
+	unsigned long trials, measured, cached;
+	double cost_s;
+	struct hx_analysis analysis; /* causes (hx_causal.h), after the criteria */
+};
+
+struct hx_run_opts {
+	const char *plan_path;
+	const char *testbed_path; /* NULL: the plan's testbed */
+	const char *db_path;
+	bool resume, json, quiet;
+	const char *junit_path;   /* NULL: none */
+	unsigned jobs;
+};
+
+/* Run the campaign. Returns the CLI exit code (0, 1, 2, 3 or 130) and prints as the CLI
+ * does (this is the one harness function that talks to the user: called only by cmd_run). */
+int hx_campaign_run(const struct hx_run_opts *o);
+
+/* Phases, used by hx_campaign_run (exposed for tests). Each returns 0 or a negative errno
+ * (-EINTR interrupted, -EDQUOT budget spent) with ERR set on real errors. */
+void hx_levels_base(const struct hx_plan *p, enum topo_verb v, enum gen_metric m,
+		    struct gen_levels *out);
+int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		      struct scn_error *err);
+int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		   struct scn_error *err);
+int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		      struct scn_error *err);
+const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,
+					      enum gen_metric m);
+
+/* Reports of an outcome. */
+void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
+int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
+int hx_outcome_junit(const struct hx_plan *p, const struct hx_outcome *o, const char *path,
+		     struct scn_error *err);
+/* 0 qualified, 1 finding; also marks walls inside the qualified range. */
+int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_trial: running trials for a campaign: look a trial up by key in the store, or apply the
+ * point's rule sets (only when they changed), measure, and commit the trial in its own
+ * transaction before returning. This is where "nothing measured is ever lost" holds.
+ *
+ * The runner owns the current rule sets; the testbed, store and progress are borrowed.
+ */
+#ifndef HX_TRIAL_H
+#define HX_TRIAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "generators/gen.h"
+#include "harness/hx_progress.h"
+#include "harness/hx_stats.h"
+#include "results/res.h"
+#include "testbeds/tb.h"
+
+struct hx_runner {
+	struct tb *tb;                 /* borrowed */
+	struct tb_description desc;
+	struct res_db *db;             /* borrowed */
+	int64_t campaign;
+	uint64_t seed;                 /* plan seed: rule generation and trial noise derive from it */
+	unsigned repeats;
+	double budget_s;
+	struct hx_progress *progress;  /* borrowed, may be NULL */
+	volatile sig_atomic_t *stop;   /* set by a signal handler; checked between trials */
+	/* state */
+	struct gen_rules *rules;       /* currently applied */
+	char rules_key[33];            /* key of the levels the applied rules came from */
+	bool rules_failed;             /* generator refused the current levels */
+	double cost_s;                 /* testbed-seconds of this campaign's trials */
+	unsigned long measured, cached;
+};
+
+/* One trial's outcome as the analysis sees it. */
+struct hx_trial_out {
+	int64_t id;
+	struct res_sample sample;
+	bool cached;
+};
+
+void hx_runner_init(struct hx_runner *r);
+void hx_runner_release(struct hx_runner *r);
+
+/* Run (or find) repeat REPEAT of the point L. PHASE is recorded with the point.
+ * Returns 0, -EINTR when a stop was requested before it started, -EDQUOT when the budget is
+ * spent, -EDOM when the point cannot be built (the generator refused its levels, e.g. more
+ * masks than flows; ERR says why, nothing is measured or stored), or a negative errno with
+ * ERR set (testbed device errors, store errors). A trial whose
+ * status is timeout or apply_failed is a result, not an error. */
+int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
+	     struct hx_trial_out *out, struct scn_error *err);
+
+/* All repeats of a point; VALUE picks the metric's number (bw or median latency) into X[].
+ * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency. */
+struct hx_point_result {
+	struct hx_summary s;
+	double x[HX_MAX_REPEATS];
+	int64_t ids[HX_MAX_REPEATS];
+	unsigned n, failed;
+	char status[24];  /* worst status seen ("ok" when all ok) */
+	double counters_not_in_hw; /* max tc_not_in_hw seen (software fallback) */
+};
+int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		 struct hx_point_result *out, struct scn_error *err);
+
+/* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
+double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
+
+#endif

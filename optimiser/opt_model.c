@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model files: write, checksum and predict (loading is in opt_model_load.c).
+ * The file layout and the parameter order of every form are documented in scalacn-opt.h.
+ * Assumes model files may be hostile: SQLite is opened read-only in defensive mode with
+ * untrusted schema, both tables must be real tables, sizes are bounded, every parameter
+ * array is parsed strictly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "optimiser/opt_model_priv.h"
+
+static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee" };
+
+void opt_seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+const char *opt_form_name(enum opt_form f)
+{
+	return (unsigned)f < sizeof(form_names) / sizeof(form_names[0]) ? form_names[f] : "?";
+}
+
+int opt_form_parse(const char *s, enum opt_form *f)
+{
+	for (size_t i = 0; i < sizeof(form_names) / sizeof(form_names[0]); i++)
+		if (strcmp(s, form_names[i]) == 0) {
+			*f = (enum opt_form)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Is N a valid parameter count for form F, and are the parameters usable? */
+bool opt_params_ok(enum opt_form f, const double *p, size_t n)
+{
+	switch (f) {
+	case OPT_FORM_RBF2: return n == 5 && p[3] != 0.0;
+	case OPT_FORM_PLANE: return n == 3;
+	case OPT_FORM_LINE: return n == 2;
+	case OPT_FORM_RBF1: return n == 4 && p[2] != 0.0;
+	case OPT_FORM_SERVICE: return n == 2 || n == 3;
+	case OPT_FORM_KNEE: return n == 3;
+	}
+	return false;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Checksum of the models table in canonical order (see the header). */
+int opt_models_checksum(sqlite3 *db, uint64_t *out, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
+		" quality_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8";
+	sqlite3_stmt *st = NULL;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		opt_seterr(err, errlen, "model file: cannot read models table: %s", sqlite3_errmsg(db));
+		return -EINVAL;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < 8; c++) {
+			const unsigned char *txt = sqlite3_column_text(st, c);
+			int len = sqlite3_column_bytes(st, c);
+
+			if (txt)
+				h = fnv1a(h, txt, (size_t)len);
+			h = fnv1a(h, "\x1f", 1);
+		}
+		h = fnv1a(h, "\x1e", 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		opt_seterr(err, errlen, "model file: reading models failed: %s", sqlite3_errmsg(db));
+		return -EINVAL;
+	}
+	*out = h;
+	return 0;
+}
+
+static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		opt_seterr(err, errlen, "model file: %s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* "[a,b,...]" with %.17g: round-trips every double. */
+static void fmt_array(char *buf, size_t len, const double *v, size_t n)
+{
+	size_t o = 0;
+
+	o += (size_t)snprintf(buf + o, len - o, "[");
+	for (size_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%.17g", i ? "," : "", v[i]);
+	if (o < len)
+		snprintf(buf + o, len - o, "]");
+}
+
+static int insert_row(sqlite3 *db, sqlite3_stmt *st, const struct opt_model_row *r,
+		      char *err, size_t errlen)
+{
+	char params[512], dom[256];
+	const char *txt[8];
+
+	if (!r->rnic_model || !r->firmware || !r->verb || !r->metric ||
+	    !opt_params_ok(r->form, r->params, r->n_params) ||
+	    (r->n_domain != 0 && r->n_domain != 2 && r->n_domain != 4)) {
+		opt_seterr(err, errlen, "model row: missing name, bad form/params or domain");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < r->n_params; i++)
+		if (!isfinite(r->params[i])) {
+			opt_seterr(err, errlen, "model row: non-finite parameter");
+			return -EINVAL;
+		}
+	fmt_array(params, sizeof(params), r->params, r->n_params);
+	fmt_array(dom, sizeof(dom), r->domain, r->n_domain);
+	txt[0] = r->rnic_model; txt[1] = r->firmware; txt[2] = r->verb; txt[3] = r->metric;
+	txt[4] = opt_form_name(r->form); txt[5] = params; txt[6] = dom;
+	txt[7] = r->quality_json ? r->quality_json : "{}";
+	sqlite3_reset(st);
+	for (int c = 0; c < 8; c++)
+		sqlite3_bind_text(st, c + 1, txt[c], -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		opt_seterr(err, errlen, "model file: insert failed: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int write_all(sqlite3 *db, const struct opt_model_row *rows, size_t n, char *err,
+		     size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[160];
+	uint64_t h;
+	int rc;
+
+	rc = exec(db, "BEGIN;"
+		  "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+		  "CREATE TABLE models(rnic_model TEXT NOT NULL, firmware TEXT NOT NULL,"
+		  " verb TEXT NOT NULL, metric TEXT NOT NULL, form TEXT NOT NULL,"
+		  " params_json TEXT NOT NULL, domain_json TEXT NOT NULL,"
+		  " quality_json TEXT NOT NULL);", err, errlen);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(db, "INSERT INTO models VALUES(?,?,?,?,?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK) {
+		opt_seterr(err, errlen, "model file: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = insert_row(db, st, &rows[i], err, errlen);
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = opt_models_checksum(db, &h, err, errlen);
+	if (rc < 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
+		 "('version','1'),('checksum','%016" PRIx64 "');COMMIT;", h);
+	return exec(db, sql, err, errlen);
+}
+
+int opt_model_write(const char *path, const struct opt_model_row *rows, size_t n, char *err,
+		    size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (!path || (n > 0 && !rows) || n > MODEL_MAX_ROWS) {
+		opt_seterr(err, errlen, "model file: bad arguments");
+		return -EINVAL;
+	}
+	if (unlink(path) < 0 && errno != ENOENT) {
+		opt_seterr(err, errlen, "model file %s: cannot replace: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		opt_seterr(err, errlen, "model file %s: %s", path, db ? sqlite3_errmsg(db) : "no memory");
+		sqlite3_close(db);
+		return -EIO;
+	}
+	rc = write_all(db, rows, n, err, errlen);
+	sqlite3_close(db);
+	if (rc < 0)
+		unlink(path);
+	return rc;
+}
+
+void opt_model_free(struct opt_model *m)
+{
+	if (!m)
+		return;
+	free(m->rows);
+	free(m);
+}
+
+static const struct mrow *find_row(const struct opt_model *m, const char *verb,
+				   const char *metric)
+{
+	if (!m || !verb || !metric)
+		return NULL;
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->rows[i].verb, verb) == 0 && strcmp(m->rows[i].metric, metric) == 0)
+			return &m->rows[i];
+	return NULL;
+}
+
+int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
+		      double x, double y, double *value)
+{
+	const struct mrow *r = find_row(m, verb, metric);
+	const double *p;
+	double v = NAN, den;
+
+	if (!r)
+		return -ENOENT;
+	p = r->p;
+	switch (r->form) {
+	case OPT_FORM_RBF2:
+		v = p[0] * exp(-((x - p[1]) * (x - p[1]) + (y - p[2]) * (y - p[2])) /
+			       (2.0 * p[3] * p[3])) + p[4];
+		break;
+	case OPT_FORM_PLANE: v = p[0] * x + p[1] * y + p[2]; break;
+	case OPT_FORM_LINE: v = p[0] * x + p[1]; break;
+	case OPT_FORM_RBF1:
+		v = p[0] * exp(-(x - p[1]) * (x - p[1]) / (2.0 * p[2] * p[2])) + p[3];
+		break;
+	case OPT_FORM_SERVICE:
+		den = 1.0 + p[1] * x + (r->np == 3 ? p[2] * y : 0.0);
+		v = den > 0.0 ? p[0] / den : NAN;
+		break;
+	case OPT_FORM_KNEE: v = x <= p[2] ? p[0] : p[0] + p[1] * (x - p[2]); break;
+	}
+	if (!isfinite(v))
+		return -EDOM;
+	if (value)
+		*value = v;
+	return 0;
+}
+
+int opt_model_in_domain(const struct opt_model *m, const char *verb, const char *metric,
+			double x, double y)
+{
+	const struct mrow *r = find_row(m, verb, metric);
+
+	if (!r)
+		return -ENOENT;
+	if (r->nd >= 2 && (x < r->dom[0] || x > r->dom[1]))
+		return 0;
+	if (r->nd == 4 && (y < r->dom[2] || y > r->dom[3]))
+		return 0;
+	return 1;
+}

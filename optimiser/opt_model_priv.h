@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private pieces shared by opt_model.c (write, predict) and opt_model_load.c (load).
+ */
+#ifndef OPT_MODEL_PRIV_H
+#define OPT_MODEL_PRIV_H
+
+#include <sqlite3.h>
+
+#include "optimiser/opt_priv.h"
+
+#define MODEL_MAX_ROWS 4096
+#define MODEL_MAX_NAME 63
+
+/* One loaded row; np/nd valid for its form (checked by opt_params_ok on load). */
+struct mrow {
+	char rnic[MODEL_MAX_NAME + 1], firmware[MODEL_MAX_NAME + 1];
+	char verb[MODEL_MAX_NAME + 1], metric[MODEL_MAX_NAME + 1];
+	enum opt_form form;
+	double p[OPT_MODEL_MAX_PARAMS];
+	size_t np;
+	double dom[4];
+	size_t nd;
+};
+
+/* A loaded model: the rows of one RNIC model. */
+struct opt_model {
+	struct mrow *rows;
+	size_t n;
+};
+
+OPT_HIDDEN void opt_seterr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+OPT_HIDDEN int opt_form_parse(const char *s, enum opt_form *f);
+OPT_HIDDEN bool opt_params_ok(enum opt_form f, const double *p, size_t n);
+/* FNV-1a over the models table in canonical order (see scalacn-opt.h). */
+OPT_HIDDEN int opt_models_checksum(sqlite3 *db, uint64_t *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private structures of libscalacn-opt shared by its .c files (never installed).
+ * Assumes the single-threaded use described in scalacn-opt.h.
+ */
+#ifndef OPT_PRIV_H
+#define OPT_PRIV_H
+
+#include "optimiser/scalacn-opt.h"
+
+#define OPT_HIDDEN __attribute__((visibility("hidden")))
+#define OPT_HYPER_PRIO 1
+#define OPT_PRIO_FIRST 64    /* first cascading prio on a fresh table */
+#define OPT_PRIO_GAP 64      /* gap left between appended / renumbered masks */
+#define OPT_PRIO_MAX 65535
+#define OPT_PRIO_COMPACT_AT (OPT_PRIO_MAX - 16 * OPT_PRIO_GAP) /* re-spread beyond this */
+
+struct omask;
+
+/*
+ * A rule as stored. Invariants: v[f] == v[f] & mask->w[f]; win_sum == sum of ring[];
+ * ring[s % window] holds the hits of second s for s in (last_sec - window, last_sec];
+ * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules.
+ */
+struct orule {
+	uint32_t id, priority, action;
+	uint32_t vec_idx;      /* position in mask->rules */
+	struct omask *mask;
+	uint64_t v[OPT_F_COUNT];
+	uint64_t flow[OPT_F_COUNT]; /* the microflow seen (the hyper key); == v for full masks */
+	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
+	struct orule *id_next;  /* chain in the id hash */
+	struct orule *key_next; /* chain in the (mask, key) hash */
+	struct orule *hy_next;  /* chain in the hyper hash */
+	uint64_t win_sum;
+	uint64_t last_sec;      /* second of the newest ring bucket */
+	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
+	bool in_hyper, hyper_dead;
+	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD */
+	uint32_t ring[];        /* window_s buckets */
+};
+
+/*
+ * A cascading mask. Invariants: rules[i]->vec_idx == i and rules[i]->mask == this;
+ * t->order[pos] == this; prios strictly increase along t->order; slot < max_masks indexes
+ * the precedence matrix.
+ */
+struct omask {
+	uint32_t id, slot, pos;
+	uint16_t prio;
+	uint64_t w[OPT_F_COUNT];
+	struct opt_mask shape;
+	double specificity;     /* matched bits / all bits, in (0, 1] */
+	bool full, dirty, flagged;
+	uint64_t last_hit;      /* latest hit of any rule, or creation time */
+	struct orule **rules;
+	uint32_t n_rules, cap_rules;
+	uint64_t hits;          /* scratch for tick: window hits outside the hyper */
+	bool plan_del;          /* scratch for tick: planned for deletion */
+};
+
+/* Chained hash of rule pointers. n_buckets is a power of two. */
+struct ohash {
+	struct orule **b;
+	size_t n_buckets, n;
+};
+
+/*
+ * The table. Invariants: order[0..n_masks) are the live masks, order[i]->pos == i;
+ * by_slot[s] is the mask in slot s or NULL; prec[a*max_masks + b] counts overlapping pairs
+ * (ra in mask slot a, rb in slot b) with ra preferred over rb (so a must precede b); it is
+ * valid when no mask is dirty; hyper_n == number of rules with in_hyper.
+ */
+struct opt_table {
+	struct opt_config cfg;
+	uint64_t cfg_seed;
+	uint32_t slot_cap;      /* by_slot entries; prec is slot_cap x slot_cap */
+	struct ohash by_id, by_key, hyper;
+	struct omask **order, **by_slot;
+	uint32_t n_masks, next_mask_id;
+	uint8_t *prec;          /* slot_cap x slot_cap booleans */
+	uint32_t hyper_n;
+	bool any_dirty;
+	uint64_t now;           /* latest time seen */
+	uint64_t generation;    /* bumped by every change; plans carry it */
+	double tokens;          /* update-budget token bucket */
+	uint64_t tokens_sec;
+	bool tokens_init;
+};
+
+#define PLAN_EVICT 1
+#define PLAN_ADD 2
+
+/* A plan: ops[i].rules is left NULL; the rules of op i are rules[rule_off[i] ..). */
+struct opt_plan {
+	uint64_t generation;
+	struct opt_plan_info info;
+	struct opt_op *ops;
+	size_t *rule_off;
+	size_t n_ops, cap_ops;
+	uint32_t *rules;
+	size_t n_rules, cap_rules;
+};
+
+enum hkind { H_ID, H_KEY, H_HYPER };
+
+/* opt_table.c */
+OPT_HIDDEN int opt_hash_insert(struct opt_table *t, struct orule *r, enum hkind k);
+OPT_HIDDEN void opt_hash_remove(struct opt_table *t, struct orule *r, enum hkind k);
+OPT_HIDDEN struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
+					const uint64_t *k);
+OPT_HIDDEN struct orule *opt_hyper_lookup(const struct opt_table *t, const uint64_t *v);
+OPT_HIDDEN void opt_mask_words(const struct opt_mask *m, uint64_t w[OPT_F_COUNT]);
+OPT_HIDDEN struct orule *opt_find_rule(const struct opt_table *t, uint32_t id);
+OPT_HIDDEN struct omask *opt_find_mask(const struct opt_table *t, uint32_t id);
+OPT_HIDDEN bool opt_rule_less(const struct orule *a, const struct orule *b);
+OPT_HIDDEN void opt_refresh_precedence(struct opt_table *t);
+OPT_HIDDEN bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r);
+OPT_HIDDEN int opt_hyper_insert(struct opt_table *t, struct orule *r);
+OPT_HIDDEN void opt_hyper_remove(struct opt_table *t, struct orule *r);
+OPT_HIDDEN void opt_remove_rule(struct opt_table *t, struct orule *r);
+OPT_HIDDEN void opt_remove_mask(struct opt_table *t, struct omask *m);
+OPT_HIDDEN void opt_update_flags(struct opt_table *t);
+OPT_HIDDEN void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now);
+
+/* A tick in progress (opt_tick.c, opt_order.c). */
+struct planner {
+	struct opt_table *t;
+	struct opt_plan *p;
+	uint64_t now;
+	uint32_t *ids;        /* scratch rule ids */
+	bool compact;         /* re-spreading every prio: emitted whole, beyond the budget */
+	size_t n_ids, cap_ids;
+};
+
+/* opt_tick.c */
+OPT_HIDDEN bool opt_spend(struct planner *pl, uint32_t cost);
+OPT_HIDDEN int opt_mask_ids(struct planner *pl, const struct omask *m);
+OPT_HIDDEN uint32_t opt_group_cost(const struct omask *m);
+/* opt_order.c */
+OPT_HIDDEN int opt_plan_masks(struct planner *pl);
+
+/* opt_plan.c */
+OPT_HIDDEN int opt_plan_push(struct opt_plan *p, enum opt_op_kind k, const struct omask *m,
+			     uint32_t position, uint16_t prio, uint16_t old_prio,
+			     const uint32_t *rules, uint32_t n_rules);
+
+#endif

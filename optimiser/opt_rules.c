@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rule and mask bookkeeping of the optimiser table: add/delete rules, create and remove
+ * masks, the per-rule hit window (a ring of per-second buckets), hyper copies and the
+ * introspection calls. Assumes the caller's time is seconds on a monotonic clock.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimiser/opt_priv.h"
+
+static const uint8_t bits_of[OPT_F_COUNT] = { 32, 48, 48, 16, 32, 32, 8, 16, 16, 32, 32, 32,
+					      16 };
+
+static double mask_specificity(const struct opt_mask *m)
+{
+	unsigned have = 0, all = 0;
+
+	for (int f = 0; f < OPT_F_COUNT; f++) {
+		all += bits_of[f];
+		if (!(m->fields & (1u << f)))
+			continue;
+		have += opt_field_is_ip((enum opt_field)f) ? (m->plen[f] > 32 ? 32 : m->plen[f])
+							   : bits_of[f];
+	}
+	return (double)(have ? have : 1) / all;
+}
+
+static int grow_slots(struct opt_table *t)
+{
+	uint32_t nc = t->slot_cap ? t->slot_cap * 2 : 16;
+	struct omask **bs, **order;
+	uint8_t *np;
+
+	if (nc > t->cfg.max_masks)
+		nc = t->cfg.max_masks;
+	bs = calloc(nc, sizeof(*bs));
+	order = calloc(nc, sizeof(*order));
+	np = calloc((size_t)nc * nc, 1);
+	if (!bs || !order || !np) {
+		free(bs);
+		free(order);
+		free(np);
+		return -ENOMEM;
+	}
+	for (uint32_t a = 0; a < t->slot_cap; a++)
+		memcpy(np + (size_t)a * nc, t->prec + (size_t)a * t->slot_cap, t->slot_cap);
+	if (t->slot_cap) {
+		memcpy(bs, t->by_slot, t->slot_cap * sizeof(*bs));
+		memcpy(order, t->order, t->n_masks * sizeof(*order));
+	}
+	free(t->prec);
+	free(t->by_slot);
+	free(t->order);
+	t->prec = np;
+	t->by_slot = bs;
+	t->order = order;
+	t->slot_cap = nc;
+	return 0;
+}
+
+static int free_slot(struct opt_table *t, uint32_t *slot)
+{
+	for (uint32_t s = 0; s < t->slot_cap; s++)
+		if (!t->by_slot[s]) {
+			*slot = s;
+			return 0;
+		}
+	if (t->slot_cap >= t->cfg.max_masks)
+		return -ENOSPC;
+	{
+		uint32_t s = t->slot_cap;
+		int rc = grow_slots(t);
+
+		if (rc < 0)
+			return rc;
+		*slot = s;
+	}
+	return 0;
+}
+
+static uint16_t append_prio(const struct opt_table *t)
+{
+	uint32_t last;
+
+	if (t->n_masks == 0)
+		return OPT_PRIO_FIRST;
+	last = t->order[t->n_masks - 1]->prio;
+	if (last + OPT_PRIO_GAP <= OPT_PRIO_MAX)
+		return (uint16_t)(last + OPT_PRIO_GAP);
+	if (last < OPT_PRIO_MAX)
+		return (uint16_t)((last + 1 + OPT_PRIO_MAX) / 2);
+	return 0; /* exhausted until the planner renumbers */
+}
+
+static int mask_get(struct opt_table *t, const struct opt_mask *shape, uint64_t now,
+		    struct omask **out)
+{
+	uint64_t w[OPT_F_COUNT];
+	struct omask *m;
+	uint32_t slot;
+	uint16_t prio;
+	int rc;
+
+	opt_mask_words(shape, w);
+	for (uint32_t i = 0; i < t->n_masks; i++)
+		if (memcmp(t->order[i]->w, w, sizeof(w)) == 0) {
+			*out = t->order[i];
+			return 0;
+		}
+	if (t->n_masks >= t->cfg.max_masks || (prio = append_prio(t)) == 0)
+		return -ENOSPC;
+	rc = free_slot(t, &slot);
+	if (rc < 0)
+		return rc;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->id = ++t->next_mask_id;
+	m->slot = slot;
+	m->pos = t->n_masks;
+	m->prio = prio;
+	memcpy(m->w, w, sizeof(w));
+	for (int f = 0; f < OPT_F_COUNT; f++) /* canonical shape */
+		if (w[f]) {
+			m->shape.fields |= 1u << f;
+			m->shape.plen[f] = opt_field_is_ip((enum opt_field)f)
+				? (uint8_t)__builtin_popcountll(w[f]) : 0;
+		}
+	m->specificity = mask_specificity(&m->shape);
+	m->full = m->shape.fields == OPT_F_ALL && m->specificity >= 1.0;
+	m->last_hit = now;
+	m->dirty = true;
+	t->by_slot[slot] = m;
+	t->order[t->n_masks++] = m;
+	t->any_dirty = true;
+	*out = m;
+	return 0;
+}
+
+void opt_remove_mask(struct opt_table *t, struct omask *m)
+{
+	assert(m->n_rules == 0 && t->order[m->pos] == m);
+	for (uint32_t i = m->pos + 1; i < t->n_masks; i++) {
+		t->order[i - 1] = t->order[i];
+		t->order[i - 1]->pos = i - 1;
+	}
+	t->n_masks--;
+	for (uint32_t s = 0; s < t->slot_cap; s++) {
+		t->prec[(size_t)s * t->slot_cap + m->slot] = 0;
+		t->prec[(size_t)m->slot * t->slot_cap + s] = 0;
+	}
+	t->by_slot[m->slot] = NULL;
+	free(m->rules);
+	free(m);
+	t->generation++;
+	opt_update_flags(t);
+}
+
+static bool rule_valid(const struct opt_rule *r)
+{
+	if (r->id == 0 || (r->mask.fields & ~OPT_F_ALL))
+		return false;
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if (opt_field_is_ip((enum opt_field)f) && (r->mask.fields & (1u << f)) &&
+		    r->v[f] > 0xffffffffULL)
+			return false;
+	return true;
+}
+
+/* Does rule S match header H? */
+static bool matches(const struct orule *s, const uint64_t *h)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if ((h[f] & s->mask->w[f]) != s->v[f])
+			return false;
+	return true;
+}
+
+/* A new rule S kills hyper copies it is preferred over and overlaps. */
+static void hyper_check_new(struct opt_table *t, const struct orule *s)
+{
+	for (size_t b = 0; t->hyper_n && b < t->hyper.n_buckets; b++)
+		for (struct orule *r = t->hyper.b[b]; r; r = r->hy_next)
+			if (r != s && opt_rule_less(s, r) && matches(s, r->flow))
+				r->hyper_dead = true;
+}
+
+static int mask_push_rule(struct omask *m, struct orule *r)
+{
+	if (m->n_rules == m->cap_rules) {
+		uint32_t nc = m->cap_rules ? m->cap_rules * 2 : 8;
+		struct orule **nr = realloc(m->rules, nc * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		m->rules = nr;
+		m->cap_rules = nc;
+	}
+	r->vec_idx = m->n_rules;
+	m->rules[m->n_rules++] = r;
+	return 0;
+}
+
+int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t now)
+{
+	struct orule *r;
+	struct omask *m;
+	int rc;
+
+	if (!t || !in || !rule_valid(in))
+		return -EINVAL;
+	if (opt_find_rule(t, in->id))
+		return -EEXIST;
+	if (now < t->now)
+		now = t->now;
+	t->now = now;
+	rc = mask_get(t, &in->mask, now, &m);
+	if (rc < 0)
+		return rc;
+	r = calloc(1, sizeof(*r) + (size_t)t->cfg.window_s * sizeof(uint32_t));
+	if (!r)
+		return -ENOMEM;
+	r->id = in->id;
+	r->priority = in->priority;
+	r->action = in->action;
+	r->mask = m;
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		r->v[f] = in->v[f] & m->w[f];
+	if (m->full) {
+		memcpy(r->flow, r->v, sizeof(r->flow));
+		r->flow_seen = r->flow_single = true;
+	}
+	r->last_sec = now;
+	rc = mask_push_rule(m, r);
+	if (rc == 0 && (rc = opt_hash_insert(t, r, H_ID)) == 0 &&
+	    (rc = opt_hash_insert(t, r, H_KEY)) < 0)
+		opt_hash_remove(t, r, H_ID);
+	if (rc < 0) {
+		if (m->n_rules && m->rules[m->n_rules - 1] == r)
+			m->n_rules--;
+		free(r);
+		return rc;
+	}
+	m->dirty = true;
+	t->any_dirty = true;
+	t->generation++;
+	hyper_check_new(t, r);
+	return 0;
+}
+
+void opt_hyper_remove(struct opt_table *t, struct orule *r)
+{
+	if (!r->in_hyper)
+		return;
+	opt_hash_remove(t, r, H_HYPER);
+	r->in_hyper = false;
+	r->hyper_dead = false;
+	t->hyper_n--;
+}
+
+int opt_hyper_insert(struct opt_table *t, struct orule *r)
+{
+	int rc;
+
+	assert(r->flow_single);
+	if (r->in_hyper)
+		return 0;
+	rc = opt_hash_insert(t, r, H_HYPER);
+	if (rc < 0)
+		return rc;
+	r->in_hyper = true;
+	r->hyper_dead = false;
+	t->hyper_n++;
+	return 0;
+}
+
+void opt_remove_rule(struct opt_table *t, struct orule *r)
+{
+	struct omask *m = r->mask;
+
+	opt_hyper_remove(t, r);
+	opt_hash_remove(t, r, H_ID);
+	opt_hash_remove(t, r, H_KEY);
+	assert(m->rules[r->vec_idx] == r);
+	m->rules[r->vec_idx] = m->rules[--m->n_rules];
+	m->rules[r->vec_idx]->vec_idx = r->vec_idx;
+	m->dirty = true;
+	t->any_dirty = true;
+	t->generation++;
+	free(r);
+}
+
+int opt_table_del_rule(struct opt_table *t, uint32_t id)
+{
+	struct orule *r = t ? opt_find_rule(t, id) : NULL;
+
+	if (!r)
+		return -ENOENT;
+	opt_remove_rule(t, r);
+	return 0;
+}
+
+void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now)
+{
+	uint32_t w = t->cfg.window_s;
+
+	if (now <= r->last_sec)
+		return;
+	if (now - r->last_sec >= w) {
+		memset(r->ring, 0, w * sizeof(r->ring[0]));
+		r->win_sum = 0;
+	} else {
+		for (uint64_t s = r->last_sec + 1; s <= now; s++) {
+			r->win_sum -= r->ring[s % w];
+			r->ring[s % w] = 0;
+		}
+	}
+	r->last_sec = now;
+}
+
+int opt_table_record_hits(struct opt_table *t, uint32_t id, uint64_t packets, uint64_t now)
+{
+	struct orule *r = t ? opt_find_rule(t, id) : NULL;
+	uint32_t *b;
+	uint64_t add;
+
+	if (!r)
+		return -ENOENT;
+	if (now < t->now)
+		now = t->now;
+	t->now = now;
+	opt_rule_advance(t, r, now);
+	if (packets == 0)
+		return 0;
+	b = &r->ring[r->last_sec % t->cfg.window_s];
+	add = packets > (uint64_t)(UINT32_MAX - *b) ? UINT32_MAX - *b : packets;
+	*b += (uint32_t)add;
+	r->win_sum += add;
+	r->last_hit = now;
+	r->mask->last_hit = now;
+	return 0;
+}
+
+int opt_table_record_flow(struct opt_table *t, uint32_t id, const struct opt_pkt *pkt,
+			  uint64_t packets, uint64_t now)
+{
+	struct orule *r = t ? opt_find_rule(t, id) : NULL;
+	bool fresh;
+
+	if (!r)
+		return -ENOENT;
+	if (!pkt || !matches(r, pkt->v))
+		return -EINVAL;
+	opt_rule_advance(t, r, now < t->now ? t->now : now);
+	fresh = !r->flow_seen || (r->win_sum == 0 && !r->in_hyper);
+	if (fresh) {
+		memcpy(r->flow, pkt->v, sizeof(r->flow));
+		r->flow_seen = r->flow_single = true;
+	} else if (packets && memcmp(r->flow, pkt->v, sizeof(r->flow)) != 0) {
+		r->flow_single = false; /* several microflows: a copy would miss some */
+		if (r->in_hyper)
+			r->hyper_dead = true;
+	}
+	return opt_table_record_hits(t, id, packets, now);
+}
+
+int opt_table_get_flow(const struct opt_table *t, uint32_t id, struct opt_pkt *out)
+{
+	const struct orule *r = t ? opt_find_rule(t, id) : NULL;
+
+	if (!r)
+		return -ENOENT;
+	if (!r->flow_single)
+		return -ENODATA;
+	if (out)
+		memcpy(out->v, r->flow, sizeof(out->v));
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results: the SQLite store that is the spine of scalacn (DESIGN.md "Data flow").
+ *
+ * One database file holds campaigns, points, trials, symptoms, causes and models. WAL mode,
+ * so the sqlite3 shell or pandas can read while a campaign writes. The schema is versioned
+ * with PRAGMA user_version and migrated forward on open (res_open never downgrades; a newer
+ * file than this build knows is refused with a clear error).
+ *
+ * Trials are committed one transaction each, the moment they finish (res_trial_put). A
+ * trial's key is a hash of (point, traffic, repeat, testbed identity) computed by the caller;
+ * the key is UNIQUE, so a resumed or repeated campaign never stores the same trial twice:
+ * res_trial_put on an existing key returns -EEXIST and leaves the stored trial untouched.
+ *
+ * This module does not know about testbeds or generators: samples arrive as struct
+ * res_sample (plain numbers + counters as a JSON object text), points as JSON text.
+ * Ownership: res_open returns a handle closed by res_close (NULL ok). Strings in structs
+ * filled by queries are copied into fixed buffers owned by the caller's struct.
+ */
+#ifndef RES_H
+#define RES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/scn_error.h"
+
+#define RES_SCHEMA_VERSION 1
+
+struct res_db;
+
+/* Open (creating when missing) and migrate. -ENOENT when CREATE is false and it is missing. */
+int res_open(const char *path, bool create, struct res_db **out, struct scn_error *err);
+void res_close(struct res_db *db);
+int res_schema_version(struct res_db *db); /* PRAGMA user_version */
+/* The raw handle, for modules that add their own queries (fitting export, analysis). */
+struct sqlite3 *res_sqlite(struct res_db *db);
+
+/* ---- Campaigns ------------------------------------------------------------------------- */
+enum res_campaign_status { RES_RUNNING = 0, RES_INTERRUPTED, RES_DONE, RES_FAILED };
+const char *res_campaign_status_name(enum res_campaign_status s);
+
+struct res_campaign {
+	int64_t id;
+	char plan_path[256];
+	char plan_hash[65];     /* hex SHA-256 or 64-bit hash of the plan text */
+	char testbed[256];      /* testbed file path */
+	char testbed_identity[160];
+	char rnic_model[64];
+	char firmware[64];
+	char tool_version[32];
+	uint64_t seed;
+	enum res_campaign_status status;
+	double started, finished; /* unix seconds; 0 = not yet */
+	char summary[1024];       /* what the campaign concluded (free text / JSON) */
+};
+
+/* Insert a new campaign (id filled in). */
+int res_campaign_insert(struct res_db *db, struct res_campaign *c, struct scn_error *err);
+/* The newest campaign with this plan hash and testbed identity, if any (0 found, -ENOENT). */
+int res_campaign_find(struct res_db *db, const char *plan_hash, const char *testbed_identity,
+		      struct res_campaign *out, struct scn_error *err);
+int res_campaign_get(struct res_db *db, int64_t id, struct res_campaign *out,
+		     struct scn_error *err);
+int res_campaign_set_status(struct res_db *db, int64_t id, enum res_campaign_status st,
+			    const char *summary, struct scn_error *err);
+/* Call CB for every campaign, newest first. */
+typedef int (*res_campaign_cb)(const struct res_campaign *c, void *ctx);
+int res_campaign_each(struct res_db *db, res_campaign_cb cb, void *ctx, struct scn_error *err);
+
+/* ---- Points ---------------------------------------------------------------------------- */
+/* A point is stored once per campaign by its key (hash of its levels + model); LEVELS_JSON is
+ * a JSON object {"dimension": level, ...}; PHASE names why it was measured ("baseline",
+ * "sweep", "bisect", "lsa", "removal", ...). Returns the existing id when already there. */
+int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
+		     const char *levels_json, const char *model_text, const char *phase,
+		     int64_t *id, struct scn_error *err);
+
+/* ---- Trials ---------------------------------------------------------------------------- */
+struct res_sample {
+	char status[24];         /* "ok", "timeout", "completion_error", "apply_failed" */
+	double bw_gbps, msg_rate_mpps, lat_median_us, lat_p99_us;
+	double cost_s;
+	char counters_json[2048]; /* {"name": value, ...} */
+};
+
+struct res_trial {
+	int64_t id;
+	int64_t campaign, point;
+	char key[33];            /* hex of a 128-bit (or 64-bit) hash */
+	char verb[8];
+	char metric[8];          /* "bw" or "lat" */
+	int repeat;
+	struct res_sample sample;
+	double started, finished;
+};
+
+/* Commit one trial in its own transaction. -EEXIST when KEY is already stored. */
+int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err);
+/* Look a trial up by key: 0 and *out filled when stored, -ENOENT otherwise. */
+int res_trial_get(struct res_db *db, const char *key, struct res_trial *out,
+		  struct scn_error *err);
+/* Trials of a campaign (campaign <= 0: all), in id order. */
+typedef int (*res_trial_cb)(const struct res_trial *t, const char *levels_json, void *ctx);
+int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *ctx,
+		   struct scn_error *err);
+int res_trial_count(struct res_db *db, int64_t campaign, int64_t *n, double *cost_s,
+		    struct scn_error *err);
+
+/* ---- Symptoms (walls) and causes -------------------------------------------------------- */
+struct res_symptom {
+	int64_t id, campaign, point;
+	char kind[16];         /* "bw_drop", "lat_rise", "errors", "timeout", "sw_fallback" */
+	char class_[16];       /* "S6", "S8", ..., "unclassified" */
+	char verb[8];
+	char dimension[64];    /* the dimension swept when the wall appeared */
+	double level;          /* the wall's level (first symptomatic level) */
+	double last_good;      /* the last level without the symptom */
+	double effect;         /* relative change vs baseline (-0.47 = 47% drop) */
+	double p_value;
+	char detail[512];
+};
+int res_symptom_put(struct res_db *db, struct res_symptom *s, struct scn_error *err);
+typedef int (*res_symptom_cb)(const struct res_symptom *s, void *ctx);
+int res_symptom_each(struct res_db *db, int64_t campaign, res_symptom_cb cb, void *ctx,
+		     struct scn_error *err);
+
+struct res_cause {
+	int64_t id, campaign, symptom;
+	char members[256];     /* dimensions, comma separated ("server.decap_masks,flows") */
+	double wall_level;
+	double effect, effect_lo, effect_hi;
+	double confidence;     /* share of removal orders that kept it */
+	char trial_ids[1024];  /* comma separated evidence */
+	char detail[512];
+};
+int res_cause_put(struct res_db *db, struct res_cause *c, struct scn_error *err);
+typedef int (*res_cause_cb)(const struct res_cause *c, void *ctx);
+int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *ctx,
+		   struct scn_error *err);
+/* Remove symptoms and causes of a campaign (re-analysis). */
+int res_analysis_clear(struct res_db *db, int64_t campaign, struct scn_error *err);
+
+/* ---- Export ---------------------------------------------------------------------------- */
+/* CSV of all trials of a campaign (<= 0: all) with one column per dimension seen. */
+int res_export_csv(struct res_db *db, int64_t campaign, FILE *out, struct scn_error *err);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results schema: the forward migrations of the store, one array entry per version step.
+ *
+ * migrations[i] takes a database from user_version i to i + 1; res_open runs each in its own
+ * transaction and sets user_version inside it, so a crash mid-migration leaves the previous
+ * version intact. To add version 2: append its SQL below and bump RES_SCHEMA_VERSION in
+ * res.h (the static assertion keeps the two in step). Never edit a released entry.
+ *
+ * Conventions of the tables (readers such as the sqlite3 shell or pandas rely on them):
+ * times are unix seconds (REAL, 0 = not yet); campaign status is its name ("running", ...);
+ * seeds are uint64 stored as the same 64 bits in an INTEGER (may read back negative in SQL);
+ * a trial or symptom without a campaign/point stores NULL there; JSON columns hold objects.
+ */
+#include "results/res_int.h"
+
+static const char *const migrations[] = {
+	/* 0 -> 1: the initial schema. */
+	"CREATE TABLE campaigns ("
+	"  id INTEGER PRIMARY KEY,"
+	"  plan_path TEXT NOT NULL DEFAULT '',"
+	"  plan_hash TEXT NOT NULL DEFAULT '',"
+	"  testbed TEXT NOT NULL DEFAULT '',"
+	"  testbed_identity TEXT NOT NULL DEFAULT '',"
+	"  rnic_model TEXT NOT NULL DEFAULT '',"
+	"  firmware TEXT NOT NULL DEFAULT '',"
+	"  tool_version TEXT NOT NULL DEFAULT '',"
+	"  seed INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL DEFAULT 'running'"
+	"    CHECK (status IN ('running', 'interrupted', 'done', 'failed')),"
+	"  started REAL NOT NULL DEFAULT 0,"
+	"  finished REAL NOT NULL DEFAULT 0,"
+	"  summary TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX campaigns_plan ON campaigns(plan_hash, testbed_identity);"
+	"CREATE TABLE points ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  point_key TEXT NOT NULL,"
+	"  levels_json TEXT NOT NULL DEFAULT '{}',"
+	"  model_text TEXT NOT NULL DEFAULT '',"
+	"  phase TEXT NOT NULL DEFAULT '',"
+	"  UNIQUE (campaign, point_key));"
+	"CREATE INDEX points_campaign ON points(campaign);"
+	"CREATE TABLE trials ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  point INTEGER REFERENCES points(id) ON DELETE CASCADE,"
+	"  key TEXT UNIQUE NOT NULL,"
+	"  verb TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  repeat INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL DEFAULT '',"
+	"  bw_gbps REAL NOT NULL DEFAULT 0,"
+	"  msg_rate_mpps REAL NOT NULL DEFAULT 0,"
+	"  lat_median_us REAL NOT NULL DEFAULT 0,"
+	"  lat_p99_us REAL NOT NULL DEFAULT 0,"
+	"  cost_s REAL NOT NULL DEFAULT 0,"
+	"  counters_json TEXT NOT NULL DEFAULT '{}',"
+	"  started REAL NOT NULL DEFAULT 0,"
+	"  finished REAL NOT NULL DEFAULT 0);"
+	"CREATE INDEX trials_campaign ON trials(campaign);"
+	"CREATE INDEX trials_point ON trials(point);"
+	"CREATE TABLE symptoms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  point INTEGER REFERENCES points(id) ON DELETE SET NULL,"
+	"  kind TEXT NOT NULL DEFAULT '',"
+	"  class TEXT NOT NULL DEFAULT '',"
+	"  verb TEXT NOT NULL DEFAULT '',"
+	"  dimension TEXT NOT NULL DEFAULT '',"
+	"  level REAL NOT NULL DEFAULT 0,"
+	"  last_good REAL NOT NULL DEFAULT 0,"
+	"  effect REAL NOT NULL DEFAULT 0,"
+	"  p_value REAL NOT NULL DEFAULT 0,"
+	"  detail TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX symptoms_campaign ON symptoms(campaign);"
+	"CREATE TABLE causes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  symptom INTEGER REFERENCES symptoms(id) ON DELETE CASCADE,"
+	"  members TEXT NOT NULL DEFAULT '',"
+	"  wall_level REAL NOT NULL DEFAULT 0,"
+	"  effect REAL NOT NULL DEFAULT 0,"
+	"  effect_lo REAL NOT NULL DEFAULT 0,"
+	"  effect_hi REAL NOT NULL DEFAULT 0,"
+	"  confidence REAL NOT NULL DEFAULT 0,"
+	"  trial_ids TEXT NOT NULL DEFAULT '',"
+	"  detail TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX causes_campaign ON causes(campaign);"
+	"CREATE INDEX causes_symptom ON causes(symptom);"
+	/* Fitted models; written and read by fitting/ through res_sqlite(). */
+	"CREATE TABLE models ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER REFERENCES campaigns(id) ON DELETE SET NULL,"
+	"  rnic_model TEXT NOT NULL DEFAULT '',"
+	"  firmware TEXT NOT NULL DEFAULT '',"
+	"  verb TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  form TEXT NOT NULL DEFAULT '',"
+	"  inputs TEXT NOT NULL DEFAULT '',"
+	"  params_json TEXT NOT NULL DEFAULT '{}',"
+	"  domain_json TEXT NOT NULL DEFAULT '{}',"
+	"  quality_json TEXT NOT NULL DEFAULT '{}',"
+	"  valid INTEGER NOT NULL DEFAULT 0,"
+	"  created REAL NOT NULL DEFAULT 0);"
+	"CREATE INDEX models_rnic ON models(rnic_model, verb, metric);",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+const char *res_migration_sql(int from)
+{
+	if (from < 0 || from >= RES_SCHEMA_VERSION)
+		return NULL;
+	return migrations[from];
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results trials: the per-measurement rows, committed one transaction each the moment a
+ * trial finishes, so a killed campaign loses at most the trial that was running.
+ *
+ * Assumes the caller computed a unique key per (point, traffic, repeat, testbed identity);
+ * the UNIQUE constraint on trials.key turns a re-measurement into -EEXIST, never a
+ * duplicate. Counters are stored as the JSON object text the caller gives ("" -> "{}").
+ */
+#include "results/res_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+void res_trial_row(sqlite3_stmt *st, struct res_trial *t)
+{
+	struct res_sample *s = &t->sample;
+
+	memset(t, 0, sizeof(*t));
+	t->id = sqlite3_column_int64(st, 0);
+	t->campaign = sqlite3_column_int64(st, 1); /* NULL reads as 0 */
+	t->point = sqlite3_column_int64(st, 2);
+	res_col_buf(st, 3, t->key, sizeof(t->key));
+	res_col_buf(st, 4, t->verb, sizeof(t->verb));
+	res_col_buf(st, 5, t->metric, sizeof(t->metric));
+	t->repeat = sqlite3_column_int(st, 6);
+	res_col_buf(st, 7, s->status, sizeof(s->status));
+	s->bw_gbps = sqlite3_column_double(st, 8);
+	s->msg_rate_mpps = sqlite3_column_double(st, 9);
+	s->lat_median_us = sqlite3_column_double(st, 10);
+	s->lat_p99_us = sqlite3_column_double(st, 11);
+	s->cost_s = sqlite3_column_double(st, 12);
+	res_col_buf(st, 13, s->counters_json, sizeof(s->counters_json));
+	t->started = sqlite3_column_double(st, 14);
+	t->finished = sqlite3_column_double(st, 15);
+}
+
+static int check_trial(struct res_db *db, const struct res_trial *t, struct scn_error *err)
+{
+	const struct res_sample *s = &t->sample;
+	size_t n = strnlen(s->counters_json, sizeof(s->counters_json));
+	size_t klen = strnlen(t->key, sizeof(t->key));
+
+	if (klen == 0 || klen == sizeof(t->key))
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL,
+				     "%s: trial key is empty or not terminated", db->path);
+	if (n == sizeof(s->counters_json))
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL,
+				     "%s: trial %.*s: counters text is not terminated", db->path,
+				     (int)sizeof(t->key), t->key);
+	if (n > 0 && !res_json_is_object(s->counters_json, n))
+		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
+				     "%s: trial %.*s: counters are not a JSON object", db->path,
+				     (int)sizeof(t->key), t->key);
+	return 0;
+}
+
+static void bind_trial(sqlite3_stmt *st, const struct res_trial *t)
+{
+	const struct res_sample *s = &t->sample;
+
+	res_bind_id(st, 1, t->campaign);
+	res_bind_id(st, 2, t->point);
+	res_bind_buf(st, 3, t->key, sizeof(t->key));
+	res_bind_buf(st, 4, t->verb, sizeof(t->verb));
+	res_bind_buf(st, 5, t->metric, sizeof(t->metric));
+	sqlite3_bind_int(st, 6, t->repeat);
+	res_bind_buf(st, 7, s->status, sizeof(s->status));
+	sqlite3_bind_double(st, 8, s->bw_gbps);
+	sqlite3_bind_double(st, 9, s->msg_rate_mpps);
+	sqlite3_bind_double(st, 10, s->lat_median_us);
+	sqlite3_bind_double(st, 11, s->lat_p99_us);
+	sqlite3_bind_double(st, 12, s->cost_s);
+	if (s->counters_json[0])
+		res_bind_buf(st, 13, s->counters_json, sizeof(s->counters_json));
+	else
+		sqlite3_bind_text(st, 13, "{}", 2, SQLITE_STATIC);
+	sqlite3_bind_double(st, 14, t->started);
+	sqlite3_bind_double(st, 15, t->finished);
+}
+
+/* BEGIN IMMEDIATE; INSERT; COMMIT. On success t->id is the new row id. -ENOENT when the
+ * campaign or point does not exist (foreign key). */
+int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+	int r, rc;
+
+	if (!db || !t)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_put: NULL");
+	r = check_trial(db, t, err);
+	if (!r)
+		r = res_stmt(db, RES_ST_TRIAL_INSERT, &st, err);
+	if (!r)
+		r = res_tx_begin(db, err);
+	if (r)
+		return r;
+	bind_trial(st, t);
+	rc = sqlite3_step(st);
+	id = sqlite3_last_insert_rowid(db->h);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		r = scn_error_set(err, SCN_ERR_STORE, -EEXIST, "%s: trial %.*s is already stored",
+				  db->path, (int)sizeof(t->key), t->key);
+	else if (rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "inserting trial");
+	res_stmt_done(st);
+	if (!r)
+		r = res_tx_commit(db, err);
+	if (r) {
+		res_tx_rollback(db);
+		return r;
+	}
+	t->id = id;
+	return 0;
+}
+
+int res_trial_get(struct res_db *db, const char *key, struct res_trial *out,
+		  struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !key || !out)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_get: NULL");
+	r = res_stmt(db, RES_ST_TRIAL_GET, &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		res_trial_row(st, out);
+	else if (rc == SQLITE_DONE)
+		r = scn_error_set(err, SCN_ERR_STORE, -ENOENT, "%s: no trial %s", db->path, key);
+	else
+		r = res_sqlerr(db, rc, err, "looking up trial");
+	res_stmt_done(st);
+	return r;
+}
+
+/* Levels of trials without a point are passed as "{}". A non-zero return of CB stops the
+ * walk and is returned. CB may call other res_* functions on DB. */
+int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *ctx,
+		   struct scn_error *err)
+{
+#define EACH_SQL                                                                            \
+	"SELECT " RES_TRIAL_COLS ", COALESCE(p.levels_json, '{}') "                         \
+	"FROM trials t LEFT JOIN points p ON p.id = t.point "
+	struct res_trial t;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !cb)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_each: NULL");
+	r = res_prepare(db, campaign > 0 ? EACH_SQL "WHERE t.campaign = ?1 ORDER BY t.id"
+					 : EACH_SQL "ORDER BY t.id", &st, err);
+	if (r)
+		return r;
+	if (campaign > 0)
+		sqlite3_bind_int64(st, 1, campaign);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		res_trial_row(st, &t);
+		r = cb(&t, (const char *)sqlite3_column_text(st, RES_TRIAL_NCOLS), ctx);
+		if (r)
+			break;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "listing trials");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* N and COST_S may be NULL. */
+int res_trial_count(struct res_db *db, int64_t campaign, int64_t *n, double *cost_s,
+		    struct scn_error *err)
+{
+#define COUNT_SQL "SELECT COUNT(*), TOTAL(cost_s) FROM trials"
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_count: NULL");
+	r = res_prepare(db, campaign > 0 ? COUNT_SQL " WHERE campaign = ?1" : COUNT_SQL, &st, err);
+	if (r)
+		return r;
+	if (campaign > 0)
+		sqlite3_bind_int64(st, 1, campaign);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (n)
+			*n = sqlite3_column_int64(st, 0);
+		if (cost_s)
+			*cost_s = sqlite3_column_double(st, 1);
+	} else {
+		r = res_sqlerr(db, rc, err, "counting trials");
+	}
+	sqlite3_finalize(st);
+	return r;
+}

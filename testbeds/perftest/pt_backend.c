@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_backend: the perftest testbed's ops table (tb_perftest.h): open the inventory, describe
+ * the RNICs, and close (removing the tc filters it installed). apply is pt_apply.c, measure
+ * pt_measure.c. Assumes both ends of every pair carry the same RNIC model (the description
+ * names the first client's; a mismatch is an error, since a trial key names one model).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testbeds/perftest/pt_device.h"
+#include "testbeds/perftest/pt_tb.h"
+
+static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
+			struct scn_error *err)
+{
+	struct tb_perftest *t;
+	int rc;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "perftest: out of memory");
+	t->base.ops = &tb_perftest_ops;
+	if ((rc = pt_inventory_load(path, &t->inv, err)) < 0) {
+		free(t);
+		return rc;
+	}
+	if (pt_ports_new(t->inv->port_base, t->inv->port_count, &t->ports) < 0) {
+		pt_inventory_free(t->inv);
+		free(t);
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "perftest: out of memory");
+	}
+	t->dry_run = t->inv->dry_run || (o && o->dry_run);
+	t->dry = o && o->dry_run_out ? o->dry_run_out : stdout;
+	snprintf(t->identity, sizeof(t->identity), "perftest:%s", t->inv->name[0] ?
+		 t->inv->name : path);
+	*out = &t->base;
+	return 0;
+}
+
+static int pt_open(const char *path, struct tb **out, struct scn_error *err)
+{
+	return pt_open_opts(path, NULL, out, err);
+}
+
+static int discover(struct tb_perftest *t, unsigned h, struct pt_devinfo *d,
+		    struct scn_error *err)
+{
+	const struct pt_host *host = &t->inv->hosts[h];
+	char where[128];
+	struct pt_argv a;
+	struct pt_proc *p = NULL;
+	int rc;
+
+	snprintf(where, sizeof(where), "host %s (%s)", host->name,
+		 pt_transport_name(host->transport));
+	if (host->transport == PT_TR_LOCAL && !t->dry_run)
+		return pt_device_query_local(host->device, host->ib_port, host->gid_index, where,
+					     d, err);
+	pt_argv_init(&a);
+	rc = pt_device_argv(host->device, &a);
+	if (rc == 0)
+		rc = pt_tb_exec(t, h, a.v, NULL, NULL, t->inv->command_s, &p, err);
+	if (rc == 0 && p) {
+		size_t lo;
+		const char *out = pt_proc_out(p, &lo);
+
+		rc = pt_device_parse_devinfo(lo ? out : pt_proc_err(p, NULL), host->device,
+					     host->ib_port, where, d, err);
+	}
+	pt_proc_free(p);
+	pt_argv_free(&a);
+	return rc;
+}
+
+static int pt_describe(struct tb *tb, struct tb_description *d, struct scn_error *err)
+{
+	static const char *const names[] = {
+		"port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets",
+		"out_of_buffer", "out_of_sequence", "packet_seq_err", "local_ack_timeout_err",
+		"rnr_nak_retry_err", "np_cnp_sent", "rp_cnp_handled", "tc_in_hw", "tc_not_in_hw",
+	};
+	struct tb_perftest *t = pt_tb_of(tb);
+	struct pt_devinfo info, first = { 0 };
+	bool have = false;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->kind, sizeof(d->kind), "perftest");
+	if (t->dry_run)
+		fprintf(t->dry, "describe: discover the RNICs\n");
+	for (unsigned h = 0; h < t->inv->n_hosts; h++) {
+		if (!pt_tb_host_used(t, h))
+			continue;
+		if ((rc = discover(t, h, &info, err)) < 0)
+			return rc;
+		if (t->dry_run)
+			continue;
+		if (have && strcmp(info.model, first.model) != 0)
+			return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "perftest: hosts carry "
+					     "different RNICs (%s, %s); test one model at a time",
+					     first.model, info.model);
+		if (!have)
+			first = info;
+		have = true;
+	}
+	snprintf(d->rnic_model, sizeof(d->rnic_model), "%s", have ? first.model : "dry run");
+	snprintf(d->firmware, sizeof(d->firmware), "%s", have ? first.firmware : "dry run");
+	snprintf(d->identity, sizeof(d->identity), "%.60s:%.48s:%.40s", t->identity, d->rnic_model,
+		 d->firmware);
+	d->line_rate_gbps = have ? first.line_rate_gbps : 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		snprintf(d->counter_names[d->n_counter_names++], sizeof(d->counter_names[0]),
+			 "%s", names[i]);
+	return 0;
+}
+
+static void pt_close(struct tb *tb)
+{
+	struct tb_perftest *t;
+	struct scn_error e;
+
+	if (!tb)
+		return;
+	t = pt_tb_of(tb);
+	if (t->dry_run)
+		fprintf(t->dry, "close:\n");
+	pt_tb_cleanup(t, &e);
+	pt_ports_free(t->ports);
+	pt_inventory_free(t->inv);
+	free(t);
+}
+
+const struct tb_ops tb_perftest_ops = {
+	.kind = "perftest",
+	.open = pt_open,
+	.describe = pt_describe,
+	.apply = pt_tb_apply,
+	.measure = pt_tb_measure,
+	.close = pt_close,
+	.open_opts = pt_open_opts,
+};

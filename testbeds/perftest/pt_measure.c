@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_measure: one trial on real hosts (pt_tb.h): for every pair at once, a port from the
+ * allocator, counters before, the perftest server, a wait for its LISTEN state (read from
+ * /proc/net/tcp, never by connecting), the client, a deadline (setup + traffic + slack) that
+ * kills process groups, counters after, then stderr classification and output parsing.
+ * Transient failures (port busy, refused connection, peer gone, unusable output) are retried
+ * up to the inventory's retries with fresh ports; device and config failures are returned.
+ * Several pairs: bandwidth and message rate are summed, latency medians averaged, p99 is the
+ * worst pair's. Latency is what perftest prints (one-way for send/write, RTT for read).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testbeds/perftest/pt_cmd.h"
+#include "testbeds/perftest/pt_parse.h"
+#include "testbeds/perftest/pt_tb.h"
+
+struct side {
+	struct pt_proc *srv, *cli;
+	unsigned port;
+	bool listening;
+};
+
+struct attempt {
+	struct tb_perftest *t;
+	const struct gen_traffic *tr;
+	struct side s[PT_MAX_PAIRS];
+	struct pt_counters before[PT_MAX_HOSTS];
+	double run_s;
+};
+
+static void release(struct attempt *a)
+{
+	for (unsigned i = 0; i < a->t->inv->n_pairs; i++) {
+		pt_proc_free(a->s[i].cli);
+		pt_proc_free(a->s[i].srv);
+		pt_ports_put(a->t->ports, a->s[i].port);
+		a->s[i] = (struct side){ 0 };
+	}
+}
+
+static int take_ports(struct attempt *a, struct scn_error *err)
+{
+	for (unsigned i = 0; i < a->t->inv->n_pairs; i++) {
+		char *table = NULL;
+		int rc = pt_tb_tcp_table(a->t, a->t->inv->pairs[i].server, &table, err);
+
+		if (rc == 0)
+			rc = pt_ports_get(a->t->ports, table, &a->s[i].port, err);
+		free(table);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int start(struct attempt *a, unsigned i, bool client, struct scn_error *err)
+{
+	const struct pt_inventory *inv = a->t->inv;
+	unsigned h = client ? inv->pairs[i].client : inv->pairs[i].server;
+	struct pt_wrap w = { .kill_after_s = inv->setup_s + a->run_s + inv->slack_s };
+	struct pt_argv argv;
+	int rc;
+
+	pt_argv_init(&argv);
+	rc = pt_cmd_argv(inv, &inv->hosts[h], a->tr, a->s[i].port,
+			 client ? inv->hosts[inv->pairs[i].server].data_ip : NULL, &argv, err);
+	if (rc == 0)
+		rc = pt_tb_spawn(a->t, h, argv.v, &w, client ? &a->s[i].cli : &a->s[i].srv, err);
+	pt_argv_free(&argv);
+	return rc;
+}
+
+/* Error from a side that failed: the more specific stderr of client or server. */
+static int side_error(struct attempt *a, unsigned i, enum pt_err *which, struct scn_error *err)
+{
+	struct pt_diag dc = { 0 }, ds = { 0 }, *d;
+	const struct pt_inventory *inv = a->t->inv;
+	size_t len;
+	const char *e;
+	unsigned h;
+
+	if (a->s[i].cli) {
+		e = pt_proc_err(a->s[i].cli, &len);
+		pt_classify_stderr(e, len, &dc);
+	}
+	if (a->s[i].srv) {
+		e = pt_proc_err(a->s[i].srv, &len);
+		pt_classify_stderr(e, len, &ds);
+	}
+	d = (ds.err != PT_ERR_NONE && (dc.err == PT_ERR_NONE || ds.err < dc.err)) ? &ds : &dc;
+	h = d == &ds ? inv->pairs[i].server : inv->pairs[i].client;
+	if (which)
+		*which = d->err;
+	if (d->err == PT_ERR_NONE)
+		return scn_error_set(err, SCN_ERR_TRANSIENT, -EIO, "perftest on %s (port %u) "
+				     "failed without a message on stderr", inv->hosts[h].name,
+				     a->s[i].port);
+	return scn_error_set(err, pt_err_class(d->err), d->err == PT_ERR_NO_DEVICE ||
+			     d->err == PT_ERR_PORT_DOWN ? -ENODEV : -EIO,
+			     "perftest on %s (device %s, port %u): %s: %s", inv->hosts[h].name,
+			     inv->hosts[h].device, a->s[i].port, pt_err_name(d->err), d->message);
+}
+
+static bool listening(struct attempt *a, unsigned i)
+{
+	char *table = NULL;
+	struct scn_error e;
+	bool yes;
+
+	if (pt_tb_tcp_table(a->t, a->t->inv->pairs[i].server, &table, &e) < 0)
+		return false;
+	yes = table && pt_tcp_table_has(table, a->s[i].port, true);
+	free(table);
+	return yes;
+}
+
+static int wait_listen(struct attempt *a, struct scn_error *err)
+{
+	double deadline = pt_now() + a->t->inv->listen_s;
+	unsigned n = a->t->inv->n_pairs, left = n;
+
+	while (left) {
+		left = 0;
+		for (unsigned i = 0; i < n; i++) {
+			if (a->s[i].listening)
+				continue;
+			pt_proc_poll(&a->s[i].srv, 1, 0);
+			if (!pt_proc_running(a->s[i].srv))
+				return side_error(a, i, NULL, err);
+			a->s[i].listening = listening(a, i);
+			left += !a->s[i].listening;
+		}
+		if (left && pt_now() > deadline)
+			return scn_error_set(err, SCN_ERR_TRANSIENT, -ETIMEDOUT, "perftest server "
+					     "not listening after %.1f s", a->t->inv->listen_s);
+		if (left) /* remote tables cost an ssh round trip each */
+			usleep(a->t->inv->hosts[a->t->inv->pairs[0].server].transport == PT_TR_LOCAL ?
+			       10000 : 200000);
+	}
+	return 0;
+}
+
+/* Wait for every process; the deadline kills what is left. true when a client was killed. */
+static bool wait_all(struct attempt *a, double deadline)
+{
+	struct pt_proc *all[2 * PT_MAX_PAIRS];
+	unsigned n = a->t->inv->n_pairs;
+	bool killed = false;
+
+	for (unsigned i = 0; i < n; i++) {
+		all[2 * i] = a->s[i].srv;
+		all[2 * i + 1] = a->s[i].cli;
+	}
+	while (pt_proc_poll(all, 2 * n, 20) > 0 && pt_now() < deadline) {
+		bool clients_done = true;
+
+		for (unsigned i = 0; i < n; i++)
+			clients_done &= !pt_proc_running(a->s[i].cli);
+		/* a server whose client is gone gets a little longer, not the whole deadline */
+		if (clients_done && deadline > pt_now() + 2)
+			deadline = pt_now() + 2;
+	}
+	for (unsigned i = 0; i < 2 * n; i++)
+		if (pt_proc_running(all[i])) {
+			killed |= i % 2 == 1;
+			pt_proc_kill(all[i]);
+		}
+	return killed;
+}
+
+static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
+{
+	const struct gen_traffic *tr = a->tr;
+	unsigned n = a->t->inv->n_pairs, nlat = 0;
+	double lat = 0;
+
+	out->bw_gbps = 0;
+	out->msg_rate_mpps = tr->metric == GEN_METRIC_BW ? 0 : NAN;
+	out->lat_median_us = out->lat_p99_us = NAN;
+	for (unsigned i = 0; i < n; i++) {
+		struct pt_result *r = NULL;
+		const struct pt_row *row;
+		size_t len;
+		const char *text = pt_proc_out(a->s[i].cli, &len);
+		int rc = pt_parse_text(text, len, "perftest client output", &r, err);
+
+		if (rc < 0)
+			return rc;
+		row = pt_result_row_for_bytes(r, tr->msg_size);
+		if (!row)
+			row = pt_result_row(r, pt_result_n_rows(r) - 1);
+		if (tr->metric == GEN_METRIC_BW) {
+			out->bw_gbps += isnan(row->bw_avg_gbps) ? 0 : row->bw_avg_gbps;
+			out->msg_rate_mpps += isnan(row->msg_rate_mpps) ? 0 : row->msg_rate_mpps;
+		} else {
+			double med = isnan(row->t_typical) ? row->t_avg : row->t_typical;
+
+			if (!isnan(med)) {
+				lat += med;
+				nlat++;
+			}
+			if (!isnan(row->p99) && (isnan(out->lat_p99_us) || row->p99 > out->lat_p99_us))
+				out->lat_p99_us = row->p99;
+		}
+		pt_result_free(r);
+	}
+	if (nlat)
+		out->lat_median_us = lat / nlat;
+	return 0;
+}
+
+static void counters(struct attempt *a, struct tb_sample *out)
+{
+	struct pt_counters *after = malloc(sizeof(*after)), *sum = calloc(1, sizeof(*sum));
+
+	for (unsigned h = 0; after && sum && h < a->t->inv->n_hosts; h++)
+		if (pt_tb_host_used(a->t, h)) {
+			pt_tb_counters(a->t, h, after);
+			pt_counters_delta(&a->before[h], after, sum);
+		}
+	if (sum)
+		pt_counters_to_sample(sum, out, 2);
+	free(after);
+	free(sum);
+}
+
+static int once(struct attempt *a, struct tb_sample *out, struct scn_error *err)
+{
+	const struct pt_inventory *inv = a->t->inv;
+	enum pt_err which = PT_ERR_NONE;
+	int rc;
+
+	if ((rc = take_ports(a, err)) < 0)
+		return rc;
+	for (unsigned h = 0; h < inv->n_hosts; h++)
+		if (pt_tb_host_used(a->t, h))
+			pt_tb_counters(a->t, h, &a->before[h]);
+	for (unsigned i = 0; i < inv->n_pairs; i++)
+		if ((rc = start(a, i, false, err)) < 0)
+			return rc;
+	if (a->t->dry_run)
+		for (unsigned i = 0; i < inv->n_pairs; i++)
+			fprintf(a->t->dry, "  # wait until TCP port %u is LISTEN on %s "
+				"(/proc/net/tcp, at most %.0f s)\n", a->s[i].port,
+				inv->hosts[inv->pairs[i].server].name, inv->listen_s);
+	else if ((rc = wait_listen(a, err)) < 0)
+		return rc;
+	for (unsigned i = 0; i < inv->n_pairs; i++)
+		if ((rc = start(a, i, true, err)) < 0)
+			return rc;
+	if (a->t->dry_run) {
+		counters(a, out);
+		return 0;
+	}
+	if (wait_all(a, pt_now() + inv->setup_s + a->run_s + inv->slack_s)) {
+		out->status = TB_TIMEOUT;
+		return 0;
+	}
+	for (unsigned i = 0; i < inv->n_pairs; i++)
+		/* a server we killed after its client finished well is no failure */
+		if (pt_proc_exit_code(a->s[i].cli) != 0 ||
+		    (pt_proc_exit_code(a->s[i].srv) != 0 &&
+		     pt_proc_exit_code(a->s[i].srv) != 128 + SIGKILL)) {
+			rc = side_error(a, i, &which, err);
+			if (which == PT_ERR_COMPLETION) {
+				out->status = TB_COMPLETION_ERR;
+				return 0;
+			}
+			return rc;
+		}
+	if ((rc = fill(a, out, err)) < 0)
+		return rc;
+	counters(a, out);
+	return 0;
+}
+
+static void dry_header(struct tb_perftest *t, const struct gen_traffic *tr)
+{
+	fprintf(t->dry, "trial %u: %s %s msg_size=%u qps=%u tx_depth=%u mtu=%u iterations=%u "
+		"duration_s=%g\n", ++t->dry_trial, topo_verb_name(tr->verb),
+		tr->metric == GEN_METRIC_BW ? "bw" : "lat", tr->msg_size, tr->qps, tr->tx_depth,
+		tr->mtu, tr->iterations, tr->duration_s);
+}
+
+int pt_tb_measure(struct tb *tb, const struct gen_traffic *tr, uint64_t seed,
+		  struct tb_sample *out, struct scn_error *err)
+{
+	struct tb_perftest *t = pt_tb_of(tb);
+	struct attempt *a;
+	double t0 = pt_now();
+	int rc = 0;
+
+	(void)seed; /* real hardware brings its own noise */
+	memset(out, 0, sizeof(*out));
+	if (t->dry_run)
+		dry_header(t, tr);
+	if (t->refused) {
+		out->status = TB_APPLY_FAILED;
+	} else {
+		if (!(a = calloc(1, sizeof(*a))))
+			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
+		a->t = t;
+		a->tr = tr;
+		a->run_s = pt_cmd_run_seconds(t->inv, tr);
+		for (unsigned k = 0; k <= t->inv->retries; k++) {
+			memset(out, 0, sizeof(*out));
+			rc = once(a, out, err);
+			release(a);
+			if (rc == 0 || !err || err->cls != SCN_ERR_TRANSIENT || t->dry_run)
+				break;
+			usleep(100000u * (k + 1));
+		}
+		free(a);
+	}
+	if (t->have_tc) {
+		tb_sample_add_counter(out, "tc_in_hw", t->tc.in_hw);
+		tb_sample_add_counter(out, "tc_not_in_hw", t->tc.not_in_hw);
+	}
+	if (t->dry_run) {
+		out->bw_gbps = out->msg_rate_mpps = out->lat_median_us = out->lat_p99_us = NAN;
+		out->n_counters = 0;
+		return rc;
+	}
+	out->cost_s = pt_now() - t0 + t->pending_cost_s;
+	t->pending_cost_s = 0;
+	return rc;
+}

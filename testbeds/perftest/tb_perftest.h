@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tb_perftest: the real-host testbed backend (testbeds/perftest). The dispatcher uses
+ * tb_perftest_ops; the testbed file format is described in pt_inventory.h.
+ *
+ * open_opts may ask for a dry run: every command the backend would run (tc batches, counter
+ * reads, perftest servers and clients, discovery) is printed, shell-quoted for display, to
+ * the given stream (stdout when NULL) and none is run; measure then returns status ok with
+ * every number NAN and cost 0, so nothing is invented. `dry_run: true` in the file does the
+ * same.
+ */
+#ifndef TB_PERFTEST_H
+#define TB_PERFTEST_H
+
+#include "testbeds/tb.h"
+
+extern const struct tb_ops tb_perftest_ops;
+
+#endif

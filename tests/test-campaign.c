@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-campaign: campaigns end to end on the simulated testbed, through the real binary:
+ * the quickstart finds the CX-6 wall, trials are committed and never measured twice, a
+ * campaign killed with SIGKILL at a random trial and resumed ends with exactly the result of
+ * an uninterrupted run, SIGINT exits 130 with a resume hint, JUnit output validates against
+ * the schema's required elements, and exit codes follow the contract.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "e2e_util.h"
+
+struct ctx {
+	const char *dir;
+	char db[256], plan[256], testbed[256];
+};
+
+/* A small plan on CX-6 (flows and receive-side masks), paced so a run takes ~1-2 s. */
+static void write_inputs(struct ctx *c, double pace)
+{
+	char text[2048];
+
+	snprintf(c->testbed, sizeof(c->testbed), "%s/tb.yaml", c->dir);
+	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\npace: %g\n",
+		 e2e_src("testbeds/sim/profiles/cx6.yaml"), pace);
+	e2e_write_file(c->testbed, text);
+	snprintf(c->plan, sizeof(c->plan), "%s/plan.yaml", c->dir);
+	snprintf(text, sizeof(text),
+		 "name: e2e\nseed: 7\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
+		 "testbed: tb.yaml\n"
+		 "fixed: {msg_size: 65536, mtu: 1024, client.encap_masks: 1,\n"
+		 "        client.decap_masks: 1, server.encap_masks: 1}\n"
+		 "dimensions:\n"
+		 "  - name: flows\n    sweep: {from: 1024, to: 16384, ratio: 2}\n    neutral: 256\n"
+		 "  - name: server.decap_masks\n    levels: [2, 4, 8, 16, 32, 64]\n    neutral: 1\n"
+		 "criteria:\n"
+		 "  - name: write bw at 8K flows\n    verb: write\n    metric: bw\n"
+		 "    at: {flows: 8192}\n    min_ratio: 0.9\n");
+	e2e_write_file(c->plan, text);
+	snprintf(c->db, sizeof(c->db), "%s/run.db", c->dir);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	c->dir = strdup(e2e_tmpdir());
+	write_inputs(c, 0);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	e2e_rmdir(c->dir);
+	free((void *)c->dir);
+	free(c);
+	return 0;
+}
+
+/* The outcome without its "accounting" part, as canonical JSON text (owned). */
+static char *result_of(const char *json)
+{
+	struct json_object *root = json_tokener_parse(json);
+	char *text;
+
+	assert_non_null(root);
+	json_object_object_del(root, "accounting");
+	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+	json_object_put(root);
+	return text;
+}
+
+static int run_json(const char *plan, const char *db, char **json, bool resume)
+{
+	struct e2e_run r;
+	const char *args[] = { "run", plan, "--db", db, "--json", "--quiet",
+			       resume ? "--resume" : NULL, NULL };
+	int st = e2e_scalacn_run(&r, args);
+
+	if (st != 0 && st != 1)
+		fprintf(stderr, "run failed (%d): %s\n", st, r.err);
+	*json = r.out;
+	free(r.err);
+	return st;
+}
+
+static void test_campaign_finds_cx6_flow_wall(void **state)
+{
+	struct ctx *c = *state;
+	struct json_object *root, *walls;
+	char *json = NULL;
+	bool found = false;
+
+	assert_int_equal(run_json(c->plan, c->db, &json, false), 1);
+	root = json_tokener_parse(json);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "walls", &walls));
+	for (size_t i = 0; i < json_object_array_length(walls); i++) {
+		struct json_object *w = json_object_array_get_idx(walls, i), *v;
+		double level;
+
+		json_object_object_get_ex(w, "dimension", &v);
+		if (strcmp(json_object_get_string(v), "flows"))
+			continue;
+		json_object_object_get_ex(w, "found", &v);
+		assert_true(json_object_get_boolean(v));
+		json_object_object_get_ex(w, "level", &v);
+		level = json_object_get_double(v);
+		/* CX-6 collapses between 7K and 8K offloaded flows. */
+		assert_true(level > 7000 && level <= 8192);
+		found = true;
+	}
+	assert_true(found);
+	json_object_put(root);
+	free(json);
+}
+
+static void test_campaign_rerun_measures_nothing_new(void **state)
+{
+	struct ctx *c = *state;
+	char *a = NULL, *b = NULL;
+	long n1, n2;
+
+	run_json(c->plan, c->db, &a, false);
+	n1 = e2e_trial_count(c->db);
+	run_json(c->plan, c->db, &b, false);
+	n2 = e2e_trial_count(c->db);
+	assert_true(n1 > 10);
+	assert_int_equal(n1, n2);
+	{
+		char *ra = result_of(a), *rb = result_of(b);
+
+		assert_string_equal(ra, rb);
+		free(ra);
+		free(rb);
+	}
+	assert_non_null(strstr(b, "\"measured\":0"));
+	free(a);
+	free(b);
+}
+
+static void test_campaign_kill9_then_resume_equals_uninterrupted(void **state)
+{
+	struct ctx *c = *state;
+	char *whole = NULL, *resumed = NULL, out[300], err[300], db2[300];
+	long total, at, seen;
+	pid_t pid;
+	int st;
+
+	assert_int_not_equal(run_json(c->plan, c->db, &whole, false), 2);
+	total = e2e_trial_count(c->db);
+	write_inputs(c, 0.02); /* same plan; the testbed now takes real time per trial */
+	snprintf(db2, sizeof(db2), "%s/killed.db", c->dir);
+	snprintf(out, sizeof(out), "%s/k.out", c->dir);
+	snprintf(err, sizeof(err), "%s/k.err", c->dir);
+	srand((unsigned)time(NULL));
+	at = 1 + rand() % (total - 2);
+	{
+		const char *args[] = { "run", c->plan, "--db", db2, "--quiet", NULL };
+
+		pid = e2e_scalacn_spawn(args, out, err);
+	}
+	while ((seen = e2e_trial_count(db2)) < at)
+		usleep(2000);
+	kill(pid, SIGKILL);
+	st = e2e_wait(pid);
+	assert_int_equal(st, 128 + SIGKILL);
+	seen = e2e_trial_count(db2);
+	print_message("killed at trial %ld of %ld (asked for %ld)\n", seen, total, at);
+	assert_true(seen < total);
+	assert_int_not_equal(run_json(c->plan, db2, &resumed, true), 2);
+	assert_int_equal(e2e_trial_count(db2), total);
+	{
+		char *a = result_of(whole), *b = result_of(resumed);
+
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	free(whole);
+	free(resumed);
+}
+
+static void test_campaign_sigint_exits_130_with_hint(void **state)
+{
+	struct ctx *c = *state;
+	char out[300], err[300], *text;
+	const char *args[] = { "run", c->plan, "--db", c->db, "--quiet", NULL };
+	pid_t pid;
+
+	write_inputs(c, 0.02);
+	snprintf(out, sizeof(out), "%s/i.out", c->dir);
+	snprintf(err, sizeof(err), "%s/i.err", c->dir);
+	pid = e2e_scalacn_spawn(args, out, err);
+	while (e2e_trial_count(c->db) < 3)
+		usleep(2000);
+	kill(pid, SIGINT);
+	assert_int_equal(e2e_wait(pid), 130);
+	text = e2e_read_file(err);
+	assert_non_null(strstr(text, "--resume"));
+	free(text);
+}
+
+static void test_campaign_junit_validates(void **state)
+{
+	struct ctx *c = *state;
+	char junit[300], cmd[1024], *xml;
+	struct e2e_run r;
+	const char *args[] = { "run", c->plan, "--db", c->db, "--quiet", "--junit", junit, NULL };
+
+	snprintf(junit, sizeof(junit), "%s/out.xml", c->dir);
+	assert_int_equal(e2e_scalacn_run(&r, args), 1);
+	e2e_run_free(&r);
+	xml = e2e_read_file(junit);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "<testcase"));
+	assert_non_null(strstr(xml, "write bw at 8K flows"));
+	assert_non_null(strstr(xml, "<failure"));
+	free(xml);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --schema %s %s 2>/dev/null",
+		 e2e_src("tests/junit.xsd"), junit);
+	if (system("command -v xmllint >/dev/null") == 0)
+		assert_int_equal(system(cmd), 0);
+}
+
+static void test_campaign_exit_codes(void **state)
+{
+	struct ctx *c = *state;
+	char bad[300], pt[300];
+	struct e2e_run r;
+	const char *missing[] = { "run", "/nonexistent/plan.yaml", "--db", c->db, NULL };
+	const char *badtb[] = { "run", c->plan, "--testbed", bad, "--db", c->db, NULL };
+	const char *resume[] = { "run", c->plan, "--db", pt, "--resume", NULL };
+
+	snprintf(bad, sizeof(bad), "%s/bad-tb.yaml", c->dir);
+	e2e_write_file(bad, "kind: sim\nprofile: cx6\nfrobnicate: 1\n");
+	snprintf(pt, sizeof(pt), "%s/empty.db", c->dir);
+	assert_int_equal(e2e_scalacn_run(&r, missing), 2);
+	assert_non_null(strstr(r.err, "/nonexistent/plan.yaml"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, badtb), 2);
+	assert_non_null(strstr(r.err, "bad-tb.yaml:3:1"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, resume), 2);
+	assert_non_null(strstr(r.err, "nothing to resume"));
+	e2e_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_campaign_finds_cx6_flow_wall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_rerun_measures_nothing_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_kill9_then_resume_equals_uninterrupted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_sigint_exits_130_with_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

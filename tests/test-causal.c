@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-causal: the causal analysis (harness/hx_causal.h) on a fake testbed whose truth is
+ * known: bandwidth falls with the receive-side masks (a single-dimension wall at 8 masks),
+ * collapses when many QPs meet small pages (an interaction: neither alone), and ignores
+ * flows and the traffic class. Every strategy must name exactly those causes; noise must not
+ * create causes; the removal orders and the sensitivity analysis behave as documented.
+ * The fake measures in microseconds, so these tests are fast (suite 'unit').
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness/hx_campaign.h"
+#include "harness/hx_causal.h"
+#include "harness/hx_point.h"
+
+struct fake {
+	double cv;          /* multiplicative noise */
+	double mask_k;      /* bw = 100 / (1 + mask_k * masks) ... */
+	bool interaction;   /* qps >= 256 and page 4K halve the bandwidth */
+	int64_t next_id;
+	unsigned long calls;
+	unsigned repeats;
+};
+
+static double fake_value(const struct fake *f, const struct gen_levels *l, unsigned r)
+{
+	char text[4096];
+	struct gen_rng rng;
+	double bw = 100.0 / (1.0 + f->mask_k * l->masks[GEN_SERVER][GEN_DECAP]);
+
+	if (f->interaction && l->qps >= 256 && l->page_size == 4096)
+		bw *= 0.5;
+	hx_point_text(l, text, sizeof(text));
+	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r));
+	return bw * (1.0 + f->cv * gen_rng_normal(&rng));
+}
+
+static int fake_point(void *ctx, const struct gen_levels *l, const char *phase,
+		      struct hx_point_result *out, double *cost_s, struct scn_error *err)
+{
+	struct fake *f = ctx;
+
+	(void)phase;
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->status, sizeof(out->status), "ok");
+	for (unsigned r = 0; r < f->repeats; r++) {
+		out->x[r] = fake_value(f, l, r);
+		out->ids[r] = ++f->next_id;
+	}
+	out->n = f->repeats;
+	hx_summarise(out->x, out->n, &out->s);
+	*cost_s = 2.0 * f->repeats;
+	f->calls++;
+	return 0;
+}
+
+#define PLAN_TEXT \
+	"name: fake\nseed: 11\nrepeats: %u\nverbs: [write]\nmetrics: [bw]\n" \
+	"dimensions:\n" \
+	"  - name: server.decap_masks\n    levels: [1, 2, 4, 8, 16, 32]\n" \
+	"  - name: flows\n    levels: [64, 1024, 4096]\n" \
+	"  - name: qps\n    levels: [4, 64, 256, 1024]\n" \
+	"  - name: page_size\n    levels: [4K, 64K, 2M]\n    neutral: 2M\n    scale: false\n" \
+	"  - name: traffic_class\n    levels: [0, 3, 7]\n    scale: false\n" \
+	"thresholds: {bw_drop: 10%%, significance: 0.01}\n" \
+	"analysis: {removal_orders: 6}\n"
+
+static struct hx_plan *load_plan(unsigned repeats)
+{
+	char path[] = "/tmp/test-causal-XXXXXX";
+	struct hx_plan *p = NULL;
+	struct scn_error err;
+	char buf[600];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	assert_non_null(f);
+	fprintf(f, PLAN_TEXT, repeats);
+	fclose(f);
+	if (hx_plan_load(path, &p, &err))
+		fail_msg("%s", scn_error_format(&err, buf, sizeof(buf)));
+	unlink(path);
+	return p;
+}
+
+struct world {
+	struct hx_plan *p;
+	struct fake f;
+	struct hx_outcome o;
+	struct hx_analysis a;
+	struct hx_eval *e;
+};
+
+static struct world *world_new(double cv, bool interaction, unsigned repeats)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct gen_levels base;
+	double cost;
+
+	w->p = load_plan(repeats);
+	w->f.cv = cv;
+	w->f.mask_k = 0.02; /* 8 masks: -13.8%, 4 masks: -7.4% */
+	w->f.interaction = interaction;
+	w->f.repeats = repeats;
+	w->o.n_baselines = 1;
+	w->o.baselines[0].verb = TOPO_VERB_WRITE;
+	w->o.baselines[0].metric = GEN_METRIC_BW;
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
+	assert_int_equal(fake_point(&w->f, &base, "baseline", &w->o.baselines[0].r, &cost, NULL), 0);
+	assert_int_equal(hx_eval_new(NULL, fake_point, &w->f, &w->e), 0);
+	return w;
+}
+
+static void world_free(struct world *w)
+{
+	hx_eval_free(w->e);
+	hx_plan_free(w->p);
+	free(w);
+}
+
+static const struct hx_cause *find_cause(const struct hx_analysis *a, const char *m1,
+					 const char *m2)
+{
+	for (unsigned i = 0; i < a->n_causes; i++) {
+		const struct hx_cause *c = &a->causes[i];
+		unsigned want = m2 ? 2 : 1;
+		bool ok = c->n_members == want;
+
+		for (unsigned k = 0; ok && k < c->n_members; k++)
+			ok = !strcmp(c->members[k]->name, m1) || (m2 && !strcmp(c->members[k]->name, m2));
+		if (ok)
+			return c;
+	}
+	return NULL;
+}
+
+static bool mentions(const struct hx_analysis *a, const char *dim)
+{
+	for (unsigned i = 0; i < a->n_causes; i++)
+		for (unsigned k = 0; k < a->causes[i].n_members; k++)
+			if (!strcmp(a->causes[i].members[k]->name, dim))
+				return true;
+	return false;
+}
+
+static void check_truth(const struct hx_analysis *a, bool interaction)
+{
+	const struct hx_cause *m = find_cause(a, "server.decap_masks", NULL);
+	const struct hx_cause *qp = find_cause(a, "qps", "page_size");
+
+	assert_non_null(m);
+	assert_true(m->wall[0] == 8);        /* 4 masks: -7.4% (no), 8 masks: -13.8% */
+	assert_true(m->last_good[0] == 4);
+	assert_true(m->effect < -0.1);
+	assert_false(mentions(a, "flows"));
+	assert_false(mentions(a, "traffic_class"));
+	if (!interaction) {
+		assert_null(qp);
+		assert_int_equal(a->n_causes, 1);
+		return;
+	}
+	assert_non_null(qp);
+	assert_int_equal(a->n_causes, 2);
+	assert_true(qp->n_members == 2);
+}
+
+static void test_causal_cct_finds_wall_and_interaction(void **state)
+{
+	struct world *w = world_new(0.02, true, 5);
+	const struct hx_cause *m, *qp;
+
+	(void)state;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	check_truth(&w->a, true);
+	m = find_cause(&w->a, "server.decap_masks", NULL);
+	qp = find_cause(&w->a, "qps", "page_size");
+	assert_true(m->confidence == 1.0);
+	assert_true(qp->confidence == 1.0);
+	/* the interaction: -50% with both, interval around it */
+	assert_true(qp->effect < -0.4 && qp->effect > -0.6);
+	assert_true(qp->effect_lo <= qp->effect && qp->effect <= qp->effect_hi);
+	/* walls per member: 256 QPs, 4K pages (page_size's demanding side is down) */
+	assert_true(qp->wall[0] == 256 && qp->last_good[0] == 64);
+	assert_true(qp->wall[1] == 4096);
+	assert_true(m->n_ids >= 5 && qp->n_ids >= 5);
+	assert_true(w->a.trials == 5 * w->a.points);
+	assert_true(w->a.cost_s == 2.0 * w->a.trials);
+	world_free(w);
+}
+
+static void test_causal_cct_no_interaction_one_cause(void **state)
+{
+	struct world *w = world_new(0.02, false, 5);
+
+	(void)state;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	check_truth(&w->a, false);
+	world_free(w);
+}
+
+static void test_causal_strategies_agree(void **state)
+{
+	for (int s = 0; s < 3; s++) {
+		struct world *w = world_new(0.02, true, 5);
+
+		(void)state;
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o, (enum hx_strategy)s, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		if (s == HX_STRATEGY_ANNEAL) { /* black box: may miss the interaction, never lies */
+			assert_non_null(find_cause(&w->a, "server.decap_masks", NULL));
+			assert_false(mentions(&w->a, "flows"));
+			assert_false(mentions(&w->a, "traffic_class"));
+			world_free(w);
+			continue;
+		}
+		check_truth(&w->a, true);
+		/* brute force: 7 x 4 x 5 x 3 x 3 = 1260 points */
+		if (s == HX_STRATEGY_BRUTE)
+			assert_int_equal(w->a.points, 1260);
+		world_free(w);
+	}
+}
+
+static void test_causal_cct_cheaper_than_brute(void **state)
+{
+	struct world *c = world_new(0.02, true, 5), *b = world_new(0.02, true, 5);
+
+	(void)state;
+	assert_int_equal(hx_causal_run(c->e, c->p, &c->o, HX_STRATEGY_CCT, &c->a, NULL), 0);
+	assert_int_equal(hx_causal_run(b->e, b->p, &b->o, HX_STRATEGY_BRUTE, &b->a, NULL), 0);
+	print_message("cct %lu points, brute %lu points: %.1fx\n", c->a.points, b->a.points,
+		      (double)b->a.points / (double)c->a.points);
+	assert_true(c->a.points * 10 < b->a.points);
+	world_free(c);
+	world_free(b);
+}
+
+static void test_causal_noise_no_false_causes(void **state)
+{
+	for (unsigned seed = 0; seed < 4; seed++) {
+		struct world *w = world_new(0.04, true, 5);
+
+		(void)state;
+		w->p->seed = 100 + seed;
+		w->f.next_id = seed * 1000000;
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+		assert_false(mentions(&w->a, "flows"));
+		assert_false(mentions(&w->a, "traffic_class"));
+		assert_non_null(find_cause(&w->a, "qps", "page_size"));
+		world_free(w);
+	}
+}
+
+/* A degradation right at the threshold with few repeats: the report says so. */
+static void test_causal_reports_too_few_repeats(void **state)
+{
+	bool said = false;
+
+	(void)state;
+	for (unsigned k = 0; k < 6 && !said; k++) {
+		struct world *w = world_new(0.08, false, 2);
+
+		w->f.mask_k = 0.0034 + 0.0002 * k; /* 32 masks: ~-10% */
+		w->p->seed = 7 + k;
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		for (unsigned i = 0; i < w->a.n_notes; i++)
+			said |= strstr(w->a.notes[i], "more repeats needed") != NULL;
+		for (unsigned i = 0; i < w->a.n_causes; i++)
+			said |= w->a.causes[i].undecided;
+		world_free(w);
+	}
+	assert_true(said);
+}
+
+static void test_causal_lsa_categorical_and_ordered(void **state)
+{
+	struct world *w = world_new(0.02, false, 5);
+	struct gen_levels at;
+	struct hx_lsa lsa;
+	int masks = -1, tc = -1, flows = -1;
+
+	(void)state;
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &at);
+	gen_levels_set(&at, gen_dimension_find("server.decap_masks"), 16, NULL);
+	gen_levels_set(&at, gen_dimension_find("flows"), 1024, NULL);
+	gen_levels_set(&at, gen_dimension_find("traffic_class"), 3, NULL);
+	assert_int_equal(hx_lsa_run(w->e, w->p, &w->o.baselines[0].r, &at, &lsa, NULL), 0);
+	for (unsigned i = 0; i < lsa.n; i++) {
+		const char *name = w->p->dims[lsa.d[i].dim].dim->name;
+
+		if (!strcmp(name, "server.decap_masks") && lsa.d[i].to == 8)
+			masks = (int)i;
+		if (!strcmp(name, "traffic_class") && lsa.d[i].to == 0)
+			tc = (int)i;
+		if (!strcmp(name, "flows") && lsa.d[i].to == 64)
+			flows = (int)i;
+	}
+	assert_true(masks >= 0 && tc >= 0 && flows >= 0);
+	/* bw = 100/(1 + 0.02 m): elasticity at 8..16 = ln(1.16/1.32)/ln 2 = -0.186 */
+	assert_true(fabs(lsa.d[masks].sens + 0.186) < 0.03);
+	assert_true(lsa.d[masks].candidate);
+	assert_true(lsa.d[masks].harm > 0);
+	assert_true(lsa.d[tc].categorical && !lsa.d[tc].candidate);
+	assert_true(lsa.d[tc].lo < 0 && lsa.d[tc].hi > 0);
+	assert_false(lsa.d[flows].candidate);
+	/* categorical away move goes to another category (7), never to a rounded number */
+	for (unsigned i = 0; i < lsa.n; i++)
+		if (lsa.d[i].categorical && lsa.d[i].to != 0)
+			assert_true(lsa.d[i].to == 7);
+	world_free(w);
+}
+
+static void test_causal_removal_orders(void **state)
+{
+	double sens[HX_PLAN_MAX_DIMS] = { 0.5, 0.1, 0.9, 0.3 };
+	unsigned o0[HX_PLAN_MAX_DIMS], o1[HX_PLAN_MAX_DIMS], o2[HX_PLAN_MAX_DIMS];
+	unsigned o3[HX_PLAN_MAX_DIMS], n;
+
+	(void)state;
+	hx_removal_order(0xf, sens, 0, 1, o0, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(o0[0], 1);
+	assert_int_equal(o0[1], 3);
+	assert_int_equal(o0[2], 0);
+	assert_int_equal(o0[3], 2);
+	hx_removal_order(0xf, sens, 1, 1, o1, &n);
+	assert_int_equal(o1[0], 2);
+	assert_int_equal(o1[3], 1);
+	hx_removal_order(0xf, sens, 2, 1, o2, &n);
+	hx_removal_order(0xf, sens, 2, 1, o3, &n);
+	assert_memory_equal(o2, o3, 4 * sizeof(unsigned)); /* seeded: reproducible */
+	unsigned seen = 0;
+	for (unsigned i = 0; i < 4; i++)
+		seen |= 1u << o2[i];
+	assert_int_equal(seen, 0xf);                         /* a permutation */
+}
+
+static void test_causal_removal_keeps_pair(void **state)
+{
+	struct world *w = world_new(0.02, true, 5);
+	struct gen_levels at;
+	struct hx_removal rem;
+	double sens[HX_PLAN_MAX_DIMS] = { 0 };
+
+	(void)state;
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &at);
+	gen_levels_set(&at, gen_dimension_find("qps"), 1024, NULL);
+	gen_levels_set(&at, gen_dimension_find("page_size"), 4096, NULL);
+	gen_levels_set(&at, gen_dimension_find("flows"), 4096, NULL);
+	/* candidates: flows (1), qps (2), page_size (3) */
+	assert_int_equal(hx_removal_run(w->e, w->p, &w->o.baselines[0].r, &at, 0xe, sens, 6, 3,
+					&rem, NULL), 0);
+	assert_int_equal(rem.n_orders, 6);
+	assert_int_equal(rem.mode, 0xc);
+	assert_int_equal(rem.mode_count, 6);
+	assert_true(rem.confidence[2] == 1.0 && rem.confidence[3] == 1.0);
+	assert_true(rem.confidence[1] == 0.0);
+	world_free(w);
+}
+
+static void test_causal_axis_and_extreme(void **state)
+{
+	struct hx_plan *p = load_plan(3);
+	double axis[HX_PLAN_MAX_LEVELS + 1];
+
+	(void)state;
+	assert_int_equal(hx_causal_axis(hx_plan_find_dim(p, "server.decap_masks"), axis), 7);
+	assert_true(axis[0] == 0 && axis[6] == 32);
+	assert_int_equal(hx_causal_axis(hx_plan_find_dim(p, "page_size"), axis), 3);
+	assert_true(hx_causal_extreme(hx_plan_find_dim(p, "page_size")) == 2097152); /* not scale */
+	assert_true(hx_causal_extreme(hx_plan_find_dim(p, "qps")) == 1024);
+	assert_true(hx_causal_extreme(hx_plan_find_dim(p, "traffic_class")) == 0);
+	hx_plan_free(p);
+}
+
+static void test_causal_repair(void **state)
+{
+	struct gen_levels l;
+
+	(void)state;
+	gen_levels_neutral(&l);
+	l.masks[GEN_SERVER][GEN_DECAP] = 64;
+	l.encap_contexts = 100;
+	hx_causal_repair(&l);
+	assert_int_equal(l.flows, 100);
+	l.encap_contexts = 1;
+	l.flows = 16;
+	hx_causal_repair(&l);
+	assert_int_equal(l.flows, 64);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_causal_cct_finds_wall_and_interaction),
+		cmocka_unit_test(test_causal_cct_no_interaction_one_cause),
+		cmocka_unit_test(test_causal_strategies_agree),
+		cmocka_unit_test(test_causal_cct_cheaper_than_brute),
+		cmocka_unit_test(test_causal_noise_no_false_causes),
+		cmocka_unit_test(test_causal_reports_too_few_repeats),
+		cmocka_unit_test(test_causal_lsa_categorical_and_ordered),
+		cmocka_unit_test(test_causal_removal_orders),
+		cmocka_unit_test(test_causal_removal_keeps_pair),
+		cmocka_unit_test(test_causal_axis_and_extreme),
+		cmocka_unit_test(test_causal_repair),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-cli: the `scalacn` program's command-line contract: --help, --version, help COMMAND,
+ * one-line errors with exit 2 for unknown commands and options, commands not built yet
+ * saying so, and enumerate's report on the quickstart plan.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e_util.h"
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_cli_help_lists_commands(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "--help", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.out, "Commands:"));
+	assert_non_null(strstr(r.out, "run "));
+	assert_non_null(strstr(r.out, "enumerate"));
+	e2e_run_free(&r);
+}
+
+static void test_cli_version(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "--version", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_string_equal(r.out, "scalacn " SCALACN_VERSION "\n");
+	e2e_run_free(&r);
+}
+
+static void test_cli_help_command(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "help", "run", NULL };
+	const char *bad[] = { "help", "frobnicate", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.out, "usage: scalacn run PLAN"));
+	assert_non_null(strstr(r.out, "--resume"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, bad), 2);
+	assert_int_equal(count_lines(r.err), 1);
+	e2e_run_free(&r);
+}
+
+static void test_cli_unknown_command_and_option(void **state)
+{
+	struct e2e_run r;
+	const char *cmd[] = { "frobnicate", NULL };
+	const char *opt[] = { "--frobnicate", NULL };
+	const char *sub[] = { "run", "--frobnicate", "x.yaml", NULL };
+	const char *none[] = { NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, cmd), 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, opt), 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "unknown option '--frobnicate'"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, sub), 2);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_non_null(strstr(r.err, "--frobnicate"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, none), 2);
+	e2e_run_free(&r);
+}
+
+static void test_cli_not_built_says_so(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "replay", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 2);
+	assert_non_null(strstr(r.err, "not built yet"));
+	e2e_run_free(&r);
+}
+
+static void test_cli_enumerate_quickstart(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "enumerate", e2e_src("examples/plans/quickstart.yaml"), NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.out, "Brute-force size:"));
+	assert_non_null(strstr(r.out, "Valid models:"));
+	assert_non_null(strstr(r.out, "loop"));
+	assert_non_null(strstr(r.out, "unreachable_table"));
+	assert_non_null(strstr(r.out, "black_hole"));
+	e2e_run_free(&r);
+}
+
+static void test_cli_config_error_has_position(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char plan[256];
+	struct e2e_run r;
+	const char *args[] = { "enumerate", plan, NULL };
+
+	(void)state;
+	snprintf(plan, sizeof(plan), "%s/bad.yaml", dir);
+	e2e_write_file(plan, "name: bad\nrepeats: 3\ncomponents:\n  max_tables: -1\n");
+	assert_int_equal(e2e_scalacn_run(&r, args), 2);
+	assert_non_null(strstr(r.err, "bad.yaml:4:"));
+	assert_non_null(strstr(r.err, "components.max_tables"));
+	e2e_run_free(&r);
+	e2e_write_file(plan, "name: [unclosed\n");
+	assert_int_equal(e2e_scalacn_run(&r, args), 2);
+	assert_non_null(strstr(r.err, "bad.yaml:"));
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cli_help_lists_commands),
+		cmocka_unit_test(test_cli_version),
+		cmocka_unit_test(test_cli_help_command),
+		cmocka_unit_test(test_cli_unknown_command_and_option),
+		cmocka_unit_test(test_cli_not_built_says_so),
+		cmocka_unit_test(test_cli_enumerate_quickstart),
+		cmocka_unit_test(test_cli_config_error_has_position),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-fitcmd-export: `scalacn export` to the optimiser's model file: predictions of the
+ * loaded file equal the store's (1e-9 relative), in-domain flags agree, YAML for people,
+ * damaged (digit flipped, header flipped) and wrong-version files refused with a clear
+ * error, knee models skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <sqlite3.h>
+
+#include "generators/gen.h"
+#include "harness/hx_fit.h"
+#include "optimiser/scalacn-opt.h"
+#include "results/res.h"
+#include "results/res_models.h"
+#include "testbeds/tb.h"
+#include "tests/fitcmd-util.h"
+
+/* ---- (d) export round trip ------------------------------------------------------------- */
+
+static void fit_synthetic_store(struct fx *f)
+{
+	build_synthetic(f);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "SYN-1",
+						     NULL }), 0);
+}
+
+static void test_fitcmd_export_round_trip(void **state)
+{
+	struct fx *f = *state;
+	static const char *const metrics[] = { "bw", "lat" };
+	static const double pts[][2] = { { 0, 0 }, { 5, 10 }, { 17, 33 }, { 40, 80 }, { 100, 3 } };
+	struct opt_model *om = NULL;
+	struct res_model *row = calloc(1, sizeof(*row));
+	char msg[512];
+
+	assert_non_null(row);
+	fit_synthetic_store(f);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"SYN-1", "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, "SYN-1", &om, msg, sizeof(msg)), 0);
+	for (size_t k = 0; k < 2; k++) {
+		assert_int_equal(res_model_latest(f->db, "SYN-1", NULL, "send", metrics[k], row,
+						  &f->err), 0);
+		for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+			struct hx_prediction p;
+			double v;
+
+			assert_int_equal(hx_fit_predict(row, pts[i][0], pts[i][1], &p, &f->err), 0);
+			assert_int_equal(opt_model_predict(om, "send", metrics[k], pts[i][0],
+							   pts[i][1], &v), 0);
+			assert_true(fabs(v - p.value) <= 1e-9 * fabs(p.value));
+			assert_int_equal(opt_model_in_domain(om, "send", metrics[k], pts[i][0],
+							     pts[i][1]), p.in_domain ? 1 : 0);
+		}
+	}
+	opt_model_free(om);
+	free(row);
+
+	/* YAML for people. */
+	char yml[400], buf[8192];
+	snprintf(yml, sizeof(yml), "%s/model.yaml", f->dir);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"SYN-1", "-o", yml, "--format", "yaml",
+							NULL }), 0);
+	FILE *y = fopen(yml, "r");
+	assert_non_null(y);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, y);
+	buf[n] = '\0';
+	fclose(y);
+	assert_non_null(strstr(buf, "rnic_model: \"SYN-1\""));
+	assert_non_null(strstr(buf, "form: rbf2"));
+	assert_non_null(strstr(buf, "form: plane"));
+	assert_non_null(strstr(buf, "exported_to_agents: true"));
+	/* Unknown RNIC and bad format are usage errors. */
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"NONE", "-o", yml, NULL }), 2);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"SYN-1", "-o", yml, "--format", "xml",
+							NULL }), 2);
+}
+
+static size_t slurp(const char *path, unsigned char **buf)
+{
+	FILE *fp = fopen(path, "rb");
+	long n;
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	n = ftell(fp);
+	rewind(fp);
+	*buf = malloc((size_t)n);
+	assert_non_null(*buf);
+	assert_int_equal(fread(*buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	return (size_t)n;
+}
+
+static void spit(const char *path, const unsigned char *buf, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void test_fitcmd_export_damaged_refused(void **state)
+{
+	struct fx *f = *state;
+	struct opt_model *om = NULL;
+	unsigned char *buf, *hit;
+	char bad[400], params[512], msg[512];
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n;
+
+	fit_synthetic_store(f);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"SYN-1", "-o", f->out, NULL }), 0);
+	/* The params text of one row, as stored in the file. */
+	assert_int_equal(sqlite3_open_v2(f->out, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT params_json FROM models WHERE metric = 'lat'",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(params, sizeof(params), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+
+	/* Flip a digit of a parameter: still a database, checksum mismatch. */
+	n = slurp(f->out, &buf);
+	hit = memmem(buf, n, params, strlen(params));
+	assert_non_null(hit);
+	for (unsigned char *p = hit + 1; p < hit + strlen(params); p++)
+		if (*p >= '1' && *p <= '8') {
+			(*p)++;
+			break;
+		}
+	snprintf(bad, sizeof(bad), "%s/damaged.db", f->dir);
+	spit(bad, buf, n);
+	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EBADMSG);
+	assert_null(om);
+	assert_non_null(strstr(msg, "checksum"));
+	print_message("damaged parameter: %s\n", msg);
+
+	/* Flip the header bytes: not a database. */
+	free(buf);
+	n = slurp(f->out, &buf);
+	for (size_t i = 0; i < 16; i++)
+		buf[i] ^= 0x5a;
+	spit(bad, buf, n);
+	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EINVAL);
+	assert_null(om);
+	assert_true(strlen(msg) > 10);
+	print_message("damaged header: %s\n", msg);
+	free(buf);
+
+	/* A wrong version. */
+	n = slurp(f->out, &buf);
+	spit(bad, buf, n);
+	free(buf);
+	assert_int_equal(sqlite3_open(bad, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '2' WHERE key = 'version'", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EPROTO);
+	assert_null(om);
+	assert_non_null(strstr(msg, "version"));
+	print_message("wrong version: %s\n", msg);
+}
+
+static void test_fitcmd_export_skips_knee(void **state)
+{
+	struct fx *f = *state;
+	struct res_model *k = calloc(1, sizeof(*k));
+	struct hx_export_info info;
+	struct opt_model *om = NULL;
+	char msg[512];
+	double v;
+
+	assert_non_null(k);
+	fit_synthetic_store(f);
+	snprintf(k->rnic_model, sizeof(k->rnic_model), "SYN-1");
+	snprintf(k->verb, sizeof(k->verb), "read");
+	snprintf(k->metric, sizeof(k->metric), "bw");
+	snprintf(k->form, sizeof(k->form), "knee");
+	snprintf(k->inputs, sizeof(k->inputs), "client.masks");
+	snprintf(k->params_json, sizeof(k->params_json), "[100,10,30,2]");
+	snprintf(k->se_json, sizeof(k->se_json), "{}");
+	snprintf(k->domain_json, sizeof(k->domain_json), "{\"x\":[0,64]}");
+	k->valid = true;
+	assert_int_equal(res_model_put(f->db, k, &f->err), 0);
+	assert_int_equal(hx_fit_export(f->db, "SYN-1", NULL, f->out, HX_EXPORT_SQLITE, &info,
+				       &f->err), 0);
+	assert_int_equal(info.exported, 2);
+	assert_int_equal(info.skipped, 1);
+	assert_non_null(strstr(info.skipped_text, "knee"));
+	assert_int_equal(opt_model_load(f->out, "SYN-1", &om, msg, sizeof(msg)), 0);
+	assert_int_equal(opt_model_predict(om, "read", "bw", 1, 0, &v), -ENOENT);
+	assert_int_equal(opt_model_predict(om, "send", "bw", 1, 0, &v), 0);
+	opt_model_free(om);
+	free(k);
+}
+
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_round_trip, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_damaged_refused, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_skips_knee, fx_setup, fx_teardown),
+	};
+
+	return cmocka_run_group_tests_name("fitcmd-export", tests, NULL, NULL);
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-fitcmd: the data path of per-RNIC models (harness/hx_fit*.c, harness/cmd_fit.c,
+ * results/res_models.c): trials in a store -> collected data (x = client masks, y = server
+ * masks, ok trials at the most common setting only, medians per point) -> fitted, stored
+ * model -> prediction. Synthetic trials from a known rbf2 (bandwidth) and plane (latency)
+ * with seeded noise and pollution; a server-only sweep (one input, lifted); the ScalaCN
+ * artifact's latency rows (notes/rnic-mechanisms.md); res_models storage.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <sqlite3.h>
+
+#include "generators/gen.h"
+#include "harness/hx_fit.h"
+#include "optimiser/scalacn-opt.h"
+#include "results/res.h"
+#include "results/res_models.h"
+#include "testbeds/tb.h"
+#include "tests/fitcmd-util.h"
+
+/* ---- res_models ------------------------------------------------------------------------- */
+
+static void test_fitcmd_store_rows(void **state)
+{
+	struct fx *f = *state;
+	struct res_model *m = calloc(1, sizeof(*m)), *g = calloc(1, sizeof(*g));
+	sqlite3_int64 foreign;
+
+	assert_non_null(m);
+	assert_non_null(g);
+	snprintf(m->rnic_model, sizeof(m->rnic_model), "R");
+	snprintf(m->firmware, sizeof(m->firmware), "fw1");
+	snprintf(m->verb, sizeof(m->verb), "send");
+	snprintf(m->metric, sizeof(m->metric), "bw");
+	snprintf(m->form, sizeof(m->form), "plane");
+	snprintf(m->params_json, sizeof(m->params_json), "[1.2345678901234567e-05,3,-0.1]");
+	snprintf(m->se_json, sizeof(m->se_json), "{\"se\":[0.5,null,2]}");
+	snprintf(m->domain_json, sizeof(m->domain_json), "{\"x\":[0,1],\"y\":[0,2]}");
+	m->valid = true;
+	assert_int_equal(res_model_put(f->db, m, &f->err), 0);
+	assert_true(m->id > 0 && m->created > 0);
+	assert_int_equal(res_model_get(f->db, m->id, g, &f->err), 0);
+	assert_string_equal(g->params_json, m->params_json); /* number text kept byte for byte */
+	assert_string_equal(g->se_json, m->se_json);
+	assert_string_equal(g->domain_json, m->domain_json);
+	assert_string_equal(g->quality_json, "{}");
+	assert_true(g->valid);
+	assert_int_equal(g->campaign, 0);
+
+	/* Invalid JSON and missing names are refused; nothing is stored. */
+	snprintf(m->params_json, sizeof(m->params_json), "[1,");
+	assert_int_equal(res_model_put(f->db, m, &f->err), -EINVAL);
+	snprintf(m->params_json, sizeof(m->params_json), "[1,2,3]");
+	m->form[0] = '\0';
+	assert_int_equal(res_model_put(f->db, m, &f->err), -EINVAL);
+
+	/* Newest valid of a (rnic, verb, metric); firmware filter; invalid rows ignored. */
+	snprintf(m->form, sizeof(m->form), "plane");
+	snprintf(m->firmware, sizeof(m->firmware), "fw2");
+	m->created = 0;
+	assert_int_equal(res_model_put(f->db, m, &f->err), 0);
+	int64_t newest = m->id;
+	m->valid = false;
+	assert_int_equal(res_model_put(f->db, m, &f->err), 0);
+	assert_int_equal(res_model_latest(f->db, "R", NULL, "send", "bw", g, &f->err), 0);
+	assert_int_equal(g->id, newest);
+	assert_int_equal(res_model_latest(f->db, "R", "fw1", "send", "bw", g, &f->err), 0);
+	assert_string_equal(g->firmware, "fw1");
+	assert_int_equal(res_model_latest(f->db, "R", NULL, "send", "lat", g, &f->err), -ENOENT);
+	assert_int_equal(res_model_get(f->db, 9999, g, &f->err), -ENOENT);
+
+	/* A row written by something else (plain params array) reads back. */
+	sqlite3 *h = res_sqlite(f->db);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO models (rnic_model, verb, metric, form,"
+				      " params_json) VALUES ('R', 'write', 'lat', 'plane', '[1,2,3]')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	foreign = sqlite3_last_insert_rowid(h);
+	assert_int_equal(res_model_get(f->db, foreign, g, &f->err), 0);
+	assert_string_equal(g->params_json, "[1,2,3]");
+	assert_string_equal(g->se_json, "{}");
+	free(m);
+	free(g);
+}
+
+/* ---- (a) the data path on synthetic trials ------------------------------------------ */
+
+static void test_fitcmd_collect_rules(void **state)
+{
+	struct fx *f = *state;
+	struct hx_fit_set *s = NULL;
+	const struct hx_fit_data *d;
+
+	build_synthetic(f);
+	assert_int_equal(hx_fit_collect(f->db, NULL, NULL, NULL, &s, &f->err), 0);
+	assert_int_equal(hx_fit_set_count(s), 3); /* OTHER send bw, SYN-1 send bw, send lat */
+	d = find_group(s, "SYN-1", "send", "bw");
+	assert_non_null(d);
+	assert_int_equal(d->n, NX * NY);         /* one point per (x, y) ... */
+	assert_int_equal(d->n_trials, NX * NY * 3); /* ... the median of its 3 repeats */
+	assert_int_equal(d->n_other, 4);  /* flows 64 left out */
+	assert_int_equal(d->n_not_ok, 3); /* timeouts */
+	assert_int_equal(d->n_ok, NX * NY * 3 + 4);
+	assert_string_equal(d->firmware, "1.0");
+	assert_non_null(strstr(d->fixed_json, "\"flows\":128"));
+	assert_null(strstr(d->fixed_json, "masks"));
+	assert_null(strstr(d->fixed_json, "verb"));
+	/* x = client encap + decap, y = server encap + decap: point 20 (10+10), 40 (10+30). */
+	bool seen = false;
+	for (size_t i = 0; i < d->n; i++)
+		seen = seen || (d->x[i][0] == 20 && d->x[i][1] == 40);
+	assert_true(seen);
+	for (size_t i = 0; i < d->n; i++)
+		assert_true(d->y[i] > 30 && d->y[i] < 200); /* no timeout zeros, no junk */
+	hx_fit_set_free(s);
+
+	/* Filters. */
+	assert_int_equal(hx_fit_collect(f->db, "SYN-1", "send", "lat", &s, &f->err), 0);
+	assert_int_equal(hx_fit_set_count(s), 1);
+	assert_int_equal(hx_fit_set_at(s, 0)->n, NX * NY);
+	hx_fit_set_free(s);
+	assert_int_equal(hx_fit_collect(f->db, "NONE", NULL, NULL, &s, &f->err), 0);
+	assert_int_equal(hx_fit_set_count(s), 0);
+	hx_fit_set_free(s);
+
+	/* Medians: (0,0) from 10, 100, 11 -> 11 (the outlier does not count); (2,1) from 5 and
+	 * 7 (masks split differently between encap and decap) -> 6. */
+	int64_t c = add_campaign(f, "MED", "1");
+	static const struct { unsigned cen, cde, sde; double v; } med[] = {
+		{ 0, 0, 0, 10 }, { 0, 0, 0, 100 }, { 0, 0, 0, 11 }, { 2, 0, 1, 5 }, { 1, 1, 1, 7 },
+	};
+	for (size_t i = 0; i < sizeof(med) / sizeof(med[0]); i++) {
+		struct trial_spec t = { "write", "bw", "ok", med[i].cen, med[i].cde, 0, med[i].sde,
+					16, 65536, med[i].v };
+		put_trial(f, c, &t);
+	}
+	assert_int_equal(hx_fit_collect(f->db, "MED", NULL, NULL, &s, &f->err), 0);
+	assert_int_equal(hx_fit_set_count(s), 1);
+	d = hx_fit_set_at(s, 0);
+	assert_int_equal(d->n, 2);
+	assert_int_equal(d->n_trials, 5);
+	assert_true(d->x[0][0] == 0 && d->x[0][1] == 0 && d->y[0] == 11);
+	assert_true(d->x[1][0] == 2 && d->x[1][1] == 1 && d->y[1] == 6);
+	assert_int_equal(d->campaign, c);
+	hx_fit_set_free(s);
+}
+
+static void test_fitcmd_fit_synthetic(void **state)
+{
+	struct fx *f = *state;
+	struct found fd = { .n = 0 };
+	const struct res_model *bw, *lat;
+	double p[5];
+
+	int64_t camp = build_synthetic(f);
+	res_close(f->db);
+	f->db = NULL;
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "SYN-1",
+						     NULL }), 0);
+	assert_int_equal(res_open(f->db_path, false, &f->db, &f->err), 0);
+	assert_int_equal(res_model_each(f->db, NULL, collect_model, &fd, &f->err), 0);
+	assert_int_equal(fd.n, 2); /* OTHER was filtered out */
+	bw = model_of(&fd, "send", "bw");
+	lat = model_of(&fd, "send", "lat");
+	assert_non_null(bw);
+	assert_non_null(lat);
+	assert_int_equal(bw->campaign, camp);
+	assert_string_equal(bw->inputs, HX_FIT_INPUTS);
+	assert_true(bw->valid);
+
+	assert_string_equal(bw->form, "rbf2");
+	params_of(bw, p, 5);
+	print_message("synthetic rbf2 (truth a 120 b 0 c 0 d 30 e 40): a %.3f b %.3f c %.3f d %.3f e %.3f,"
+		      " R^2 %.5f, CV max bias %.2f%%\n", p[0], p[1], p[2], fabs(p[3]), p[4],
+		      quality_of(bw, "r2"), 100 * quality_of(bw, "cv_max_bias"));
+	assert_true(fabs(p[0] - 120) < 6);
+	assert_true(fabs(p[1]) < 3 && fabs(p[2]) < 3);
+	assert_true(fabs(fabs(p[3]) - 30) < 1.5);
+	assert_true(fabs(p[4] - 40) < 2);
+	assert_true(quality_of(bw, "r2") > 0.99);
+	assert_true(quality_of(bw, "cv_max_bias") < 0.05);
+	assert_int_equal((int)quality_of(bw, "n_points"), NX * NY);
+	assert_int_equal((int)quality_of(bw, "n_trials"), NX * NY * 3);
+	assert_non_null(strstr(bw->domain_json, "\"x\":[0,40]"));
+	assert_non_null(strstr(bw->domain_json, "\"y\":[0,80]"));
+	assert_non_null(strstr(bw->domain_json, "\"n_other\":4"));
+
+	assert_string_equal(lat->form, "plane");
+	params_of(lat, p, 3);
+	print_message("synthetic plane (truth 0.04 0.09 2.7): %.4f %.4f %.4f\n", p[0], p[1], p[2]);
+	assert_true(fabs(p[0] - 0.04) < 0.002);
+	assert_true(fabs(p[1] - 0.09) < 0.001);
+	assert_true(fabs(p[2] - 2.7) < 0.03);
+	assert_true(quality_of(lat, "r2") > 0.99);
+
+	/* The standard errors came back from the store: one per parameter, positive. */
+	struct fit_model m;
+	assert_int_equal(hx_fit_model_from_row(lat, &m, &f->err), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(m.se[i] > 0 && m.se[i] < 0.05);
+	assert_int_equal(m.n_points, NX * NY);
+
+	/* Prediction with interval; the truth lies inside, outside the domain is flagged. */
+	struct hx_prediction pr;
+	assert_int_equal(hx_fit_predict(lat, 10, 20, &pr, &f->err), 0);
+	assert_true(pr.in_domain);
+	assert_true(pr.lo < syn_lat(10, 20) && syn_lat(10, 20) < pr.hi);
+	assert_true(pr.hi - pr.lo < 0.2);
+	assert_int_equal(hx_fit_predict(lat, 100, 20, &pr, &f->err), 0);
+	assert_false(pr.in_domain);
+	char id[24];
+	snprintf(id, sizeof(id), "%lld", (long long)lat->id);
+	assert_int_equal(run(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path, "--model", id,
+							 "--masks-local", "100", "--masks-remote",
+							 "20", NULL }), 0);
+	assert_int_equal(run(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path, "--model",
+							 "999", "--masks-local", "1",
+							 "--masks-remote", "2", NULL }), 2);
+	assert_int_equal(run(hx_cmd_models, (char *[]){ "models", "--db", f->db_path, NULL }), 0);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "NONE",
+						     NULL }), 2);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--form", "knee",
+						     NULL }), 2);
+}
+
+/* A campaign that swept the server's masks alone: fitted in y, lifted to two inputs. */
+static void test_fitcmd_one_input_lifted(void **state)
+{
+	struct fx *f = *state;
+	struct found fd = { .n = 0 };
+	struct opt_model *om = NULL;
+	struct hx_prediction pr;
+	struct fit_model m;
+	char msg[512];
+	double p[3], v;
+	int64_t c = add_campaign(f, "YONLY", "2");
+
+	for (size_t j = 0; j < NY; j++)
+		for (int r = 0; r < 2; r++) {
+			struct trial_spec t = { "write", "bw", "ok", 0, 0, 0, grid_y[j], 128, 8388608,
+						180.0 / (1 + 0.02 * grid_y[j]) * (1 + 0.002 * r) };
+			put_trial(f, c, &t);
+		}
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 0);
+	assert_int_equal(res_model_each(f->db, "YONLY", collect_model, &fd, &f->err), 0);
+	assert_int_equal(fd.n, 1);
+	/* The restriction of service2 (service) follows the curve; lifted, k1 is fixed at 0. */
+	assert_string_equal(fd.m[0].form, "service2");
+	params_of(&fd.m[0], p, 3);
+	assert_true(fabs(p[0] - 180.2) < 1);
+	assert_true(p[1] == 0);
+	assert_true(fabs(p[2] - 0.02) < 0.001);
+	assert_int_equal(hx_fit_model_from_row(&fd.m[0], &m, &f->err), 0);
+	assert_true(m.se[1] == 0 && m.se[2] > 0);
+	assert_true(m.dom_min[0] == 0 && m.dom_max[0] == 0 && m.dom_max[1] == 80);
+	assert_non_null(strstr(fd.m[0].quality_json, "fitted in y alone"));
+	assert_int_equal(hx_fit_predict(&fd.m[0], 0, 10, &pr, &f->err), 0);
+	assert_true(pr.in_domain && fabs(pr.value - 150.15) < 1);
+	assert_true(pr.lo < pr.value && pr.value < pr.hi);
+	assert_int_equal(hx_fit_predict(&fd.m[0], 1, 10, &pr, &f->err), 0);
+	assert_false(pr.in_domain);
+	/* Exported as the optimiser's service with three parameters. */
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"YONLY", "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
+	assert_int_equal(opt_model_predict(om, "write", "bw", 0, 10, &v), 0);
+	assert_int_equal(hx_fit_predict(&fd.m[0], 0, 10, &pr, &f->err), 0);
+	assert_true(fabs(v - pr.value) <= 1e-9 * pr.value);
+	assert_int_equal(opt_model_in_domain(om, "write", "bw", 1, 10), 0);
+	opt_model_free(om);
+}
+
+/* ---- (b) the ScalaCN artifact's latency rows ----------------------------------------- */
+
+static void test_fitcmd_artifact_latency_plane(void **state)
+{
+	struct fx *f = *state;
+	/* cen/cde/sen/sde, send lat 2 B, write lat 2 B (us) from notes/rnic-mechanisms.md. */
+	static const struct { unsigned cen, cde, sen, sde; double send, write; } rows[] = {
+		{ 0, 0, 0, 0, 2.74, 2.76 },
+		{ 0, 0, 0, 20, 4.49, 4.10 },
+		{ 20, 0, 0, 20, 5.23, 5.38 },
+		{ 20, 100, 80, 80, 22.02, 20.14 },
+	};
+	int64_t c = add_campaign(f, "ARTIFACT-CX7", "unknown");
+	struct found fd = { .n = 0 };
+	double s[3], w[3];
+
+	for (size_t i = 0; i < 4; i++) {
+		struct trial_spec ts = { "send", "lat", "ok", rows[i].cen, rows[i].cde, rows[i].sen,
+					 rows[i].sde, 16, 2, rows[i].send };
+		struct trial_spec tw = ts;
+
+		tw.verb = "write";
+		tw.value = rows[i].write;
+		put_trial(f, c, &ts);
+		put_trial(f, c, &tw);
+	}
+	/* Four points: too few for AICc selection (the command says so), fine for one form. */
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 2);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--metric", "lat",
+						     "--form", "plane", NULL }), 0);
+	assert_int_equal(res_model_each(f->db, "ARTIFACT-CX7", collect_model, &fd, &f->err), 0);
+	assert_int_equal(fd.n, 2);
+	params_of(model_of(&fd, "send", "lat"), s, 3);
+	params_of(model_of(&fd, "write", "lat"), w, 3);
+	print_message("artifact latency plane: send %.4f us/local mask, %.4f us/remote mask, %.3f us;"
+		      " write %.4f, %.4f, %.3f\n", s[0], s[1], s[2], w[0], w[1], w[2]);
+	/* Least squares by hand (4 rows): send 0.038867, 0.091700, 2.674667. */
+	assert_true(fabs(s[0] - 0.0388667) < 1e-4);
+	assert_true(fabs(s[1] - 0.0917) < 1e-4);
+	assert_true(fabs(s[2] - 2.674667) < 1e-3);
+	assert_true(fabs(w[0] - 0.0617333) < 1e-4);
+	assert_true(fabs(w[1] - 0.0619) < 1e-4);
+}
+
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fitcmd_store_rows, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_collect_rules, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_fit_synthetic, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_one_input_lifted, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_artifact_latency_plane, fx_setup, fx_teardown),
+	};
+
+	return cmocka_run_group_tests_name("fitcmd", tests, NULL, NULL);
+}

@@ -1,0 +1,971 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-topology: unit tests of topology/ (topo.h, topo_enum.h): names, masks and matches,
+ * rule sets (groups, delete, clone), classification (probe counts; the hash classifier
+ * against a linear-scan reference), every validity reason of rule sets and models (one
+ * breaking case and a close valid one each), the canonical reason order, and the pruning
+ * enumerator against the naive reference on several small spaces.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "topology/topo.h"
+#include "topology/topo_enum.h"
+
+#define IP(a, b, c, d) (((uint64_t)(a) << 24) | ((uint64_t)(b) << 16) | ((c) << 8) | (d))
+
+/* ---- names ----------------------------------------------------------------------------- */
+
+static void test_topology_names_roundtrip(void **state)
+{
+	(void)state;
+	for (int v = 0; v < TOPO_VERB_COUNT; v++) {
+		enum topo_verb out;
+
+		assert_int_equal(topo_verb_parse(topo_verb_name((enum topo_verb)v), &out), 0);
+		assert_int_equal(out, v);
+	}
+	for (int f = 0; f < TOPO_F_COUNT; f++) {
+		enum topo_field out;
+
+		assert_int_equal(topo_field_parse(topo_field_name((enum topo_field)f), &out), 0);
+		assert_int_equal(out, f);
+	}
+	for (int a = 0; a < TOPO_ACT_KIND_COUNT; a++) {
+		enum topo_action_kind out;
+
+		assert_int_equal(topo_action_parse(topo_action_name((enum topo_action_kind)a), &out),
+				 0);
+		assert_int_equal(out, a);
+	}
+	for (int r = 0; r < TOPO_R_COUNT; r++)
+		assert_true(strlen(topo_reason_explain((enum topo_reason)r)) > 10);
+	assert_string_equal(topo_reason_name(TOPO_R_LOOP), "loop");
+	assert_string_equal(topo_reason_name(TOPO_R_UNREACHABLE_TABLE), "unreachable_table");
+	assert_string_equal(topo_field_name(TOPO_F_TUN_ID), "tun_id");
+	assert_int_equal(topo_field_width(TOPO_F_ETH_SRC), 48);
+	assert_int_equal(topo_field_width(TOPO_F_TUN_ID), 24);
+	assert_true(topo_field_has_prefix(TOPO_F_TUN_DST));
+	assert_false(topo_field_has_prefix(TOPO_F_L4_DST));
+	assert_true(topo_action_is_terminal(TOPO_ACT_GOTO));
+	assert_false(topo_action_is_terminal(TOPO_ACT_ENCAP));
+
+	enum topo_verb v;
+	enum topo_field f;
+	enum topo_action_kind k;
+
+	assert_int_equal(topo_verb_parse("sned", &v), -EINVAL);
+	assert_int_equal(topo_field_parse("ip_dest", &f), -EINVAL);
+	assert_int_equal(topo_action_parse("", &k), -EINVAL);
+}
+
+/* ---- masks ----------------------------------------------------------------------------- */
+
+static void test_topology_mask_parse_format(void **state)
+{
+	struct topo_mask m, again;
+	struct scn_error err;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(topo_mask_parse("ip_dst/24, tun_id,l4_dst", &m, &err), 0);
+	assert_int_equal(m.fields, (1u << TOPO_F_IP_DST) | (1u << TOPO_F_TUN_ID) |
+					   (1u << TOPO_F_L4_DST));
+	assert_int_equal(m.plen[TOPO_F_IP_DST], 24);
+	assert_int_equal(m.plen[TOPO_F_L4_DST], 0);
+	assert_int_equal(topo_mask_bits(&m), 24 + 24 + 16);
+	assert_string_equal(topo_mask_format(&m, buf, sizeof(buf)), "ip_dst/24,l4_dst,tun_id");
+	assert_int_equal(topo_mask_parse(buf, &again, &err), 0);
+	assert_true(topo_mask_equal(&m, &again));
+
+	/* a prefix field without /N is matched whole and prints without /32 */
+	assert_int_equal(topo_mask_parse("tun_src/32,tun_dst,tun_dport", &m, &err), 0);
+	assert_int_equal(m.plen[TOPO_F_TUN_SRC], 32);
+	assert_int_equal(m.plen[TOPO_F_TUN_DST], 32);
+	assert_string_equal(topo_mask_format(&m, buf, sizeof(buf)), "tun_src,tun_dst,tun_dport");
+	assert_int_equal(topo_mask_bits(&m), 32 + 32 + 16);
+
+	/* equal fields, different prefix: different matcher shapes */
+	assert_int_equal(topo_mask_parse("ip_dst/16", &again, &err), 0);
+	assert_int_equal(topo_mask_parse("ip_dst/24", &m, &err), 0);
+	assert_false(topo_mask_equal(&m, &again));
+	assert_true(topo_mask_has(&m, TOPO_F_IP_DST));
+	assert_false(topo_mask_has(&m, TOPO_F_IP_SRC));
+}
+
+static void test_topology_mask_parse_errors(void **state)
+{
+	static const char *const bad[] = {
+		"ip_dst/33", "ip_dst/0", "l4_dst/8", "foo", "ip_dst,,tun_id", "ip_dst,ip_dst",
+		"ip_dst/x", "ip_dst/", "ip_dst,", "ip_dst/24/8",
+	};
+	struct topo_mask m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct scn_error err;
+
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(topo_mask_parse(bad[i], &m, &err), -EINVAL);
+		assert_int_equal(err.code, -EINVAL);
+		assert_true(strlen(err.message) > 0);
+	}
+}
+
+static void set_match(struct topo_match *m, const char *mask, const uint64_t *vals)
+{
+	memset(m, 0, sizeof(*m));
+	assert_int_equal(topo_mask_parse(mask, &m->mask, NULL), 0);
+	for (int f = 0; f < TOPO_F_COUNT; f++)
+		m->value[f] = vals[f];
+	topo_match_normalise(m);
+}
+
+static void test_topology_match_covers_hits(void **state)
+{
+	uint64_t pkt[TOPO_F_COUNT] = { 0 };
+	struct topo_match wide, narrow, other;
+
+	(void)state;
+	pkt[TOPO_F_IP_DST] = IP(10, 0, 1, 5);
+	pkt[TOPO_F_L4_DST] = 80;
+	set_match(&wide, "ip_dst/24", pkt);
+	set_match(&narrow, "ip_dst,l4_dst", pkt);
+	assert_int_equal(wide.value[TOPO_F_IP_DST], IP(10, 0, 1, 0)); /* normalised */
+	assert_int_equal(wide.value[TOPO_F_L4_DST], 0);
+
+	assert_true(topo_match_covers(&wide, &narrow));
+	assert_false(topo_match_covers(&narrow, &wide));
+	assert_true(topo_match_covers(&wide, &wide));
+	assert_true(topo_match_hits(&wide, pkt));
+	assert_true(topo_match_hits(&narrow, pkt));
+
+	pkt[TOPO_F_L4_DST] = 81;
+	assert_true(topo_match_hits(&wide, pkt));
+	assert_false(topo_match_hits(&narrow, pkt));
+	pkt[TOPO_F_IP_DST] = IP(10, 0, 2, 5);
+	assert_false(topo_match_hits(&wide, pkt));
+
+	/* same shape, other subnet: no cover either way */
+	set_match(&other, "ip_dst/24", pkt);
+	assert_false(topo_match_covers(&wide, &other));
+	assert_false(topo_match_covers(&other, &narrow));
+}
+
+/* ---- rule sets and classification ------------------------------------------------------- */
+
+enum { UPLINK = 1, VF_A = 10, VF_B = 11, VF_C = 20, VNI_A = 1000, VNI_C = 1001 };
+
+static struct topo_ruleset *host(void)
+{
+	static const struct topo_port ports[] = {
+		{ .id = UPLINK, .kind = TOPO_PORT_UPLINK, .ip = IP(172, 16, 0, 1) },
+		{ .id = VF_A, .kind = TOPO_PORT_VF, .subnet = VNI_A, .ip = IP(192, 168, 0, 2) },
+		{ .id = VF_B, .kind = TOPO_PORT_VF, .subnet = VNI_A, .container = 1,
+		  .ip = IP(192, 168, 0, 3) },
+		{ .id = VF_C, .kind = TOPO_PORT_VF, .subnet = VNI_C, .container = 2,
+		  .ip = IP(192, 168, 1, 2) },
+	};
+	struct topo_ruleset *rs = topo_ruleset_new();
+
+	assert_non_null(rs);
+	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++)
+		assert_int_equal(topo_ruleset_add_port(rs, &ports[i]), 0);
+	return rs;
+}
+
+static struct topo_action_list acts(unsigned n, ...)
+{
+	struct topo_action_list l;
+	va_list ap;
+
+	memset(&l, 0, sizeof(l));
+	l.n = (uint8_t)n;
+	va_start(ap, n);
+	for (unsigned i = 0; i < n; i++) {
+		l.a[i].kind = (enum topo_action_kind)va_arg(ap, int);
+		l.a[i].arg = va_arg(ap, unsigned);
+	}
+	va_end(ap);
+	return l;
+}
+
+/* Add a rule on MASK with fields given as (field, value) pairs ending with -1. */
+static int add(struct topo_ruleset *rs, uint32_t table, const char *mask, uint32_t prio,
+	       struct topo_action_list a, ...)
+{
+	struct topo_match m;
+	va_list ap;
+	int f;
+
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(topo_mask_parse(mask, &m.mask, NULL), 0);
+	va_start(ap, a);
+	while ((f = va_arg(ap, int)) >= 0)
+		m.value[f] = va_arg(ap, uint64_t);
+	va_end(ap);
+	return topo_ruleset_add_rule(rs, table, &m, prio, &a, 0);
+}
+
+#define V(f, v) (int)(f), (uint64_t)(v)
+
+static void test_topology_ruleset_groups(void **state)
+{
+	struct topo_ruleset *rs = host(), *c;
+	struct topo_action_list up = acts(1, TOPO_ACT_FWD_UPLINK, 0);
+
+	(void)state;
+	assert_int_equal(topo_ruleset_add_port(rs, &(struct topo_port){ .id = VF_A }), -EEXIST);
+	assert_int_equal(topo_ruleset_n_ports(rs), 4);
+	assert_int_equal(topo_ruleset_port_by_id(rs, VF_C)->subnet, VNI_C);
+	assert_null(topo_ruleset_port_by_id(rs, 99));
+	assert_int_equal(topo_ruleset_add_table(rs), 1);
+	/* created out of priority order; groups come back sorted by (table, priority) */
+	assert_int_equal(add(rs, 0, "ip_dst", 5, up, V(TOPO_F_IP_DST, 1), -1), 0);
+	assert_int_equal(add(rs, 1, "ip_dst", 0, up, V(TOPO_F_IP_DST, 2), -1), 1);
+	assert_int_equal(add(rs, 0, "ip_dst/24", 1, up, V(TOPO_F_IP_DST, 0x300), -1), 2);
+	assert_int_equal(add(rs, 0, "ip_dst", 5, up, V(TOPO_F_IP_DST, 3), -1), 3);
+	assert_int_equal(add(rs, 0, "l4_dst", 1, up, V(TOPO_F_L4_DST, 80), -1), 4);
+	assert_int_equal(add(rs, 7, "ip_dst", 0, up, V(TOPO_F_IP_DST, 2), -1), -EINVAL);
+	assert_int_equal(add(rs, 0, "ip_dst", 0, acts(1, TOPO_ACT_GOTO, 9), -1), -EINVAL);
+	assert_int_equal(topo_ruleset_n_groups(rs), 4);
+	assert_int_equal(topo_ruleset_group(rs, 0)->priority, 1); /* ip_dst/24, created first */
+	assert_int_equal(topo_ruleset_group(rs, 0)->mask.plen[TOPO_F_IP_DST], 24);
+	assert_true(topo_mask_has(&topo_ruleset_group(rs, 1)->mask, TOPO_F_L4_DST));
+	assert_int_equal(topo_ruleset_group(rs, 2)->priority, 5);
+	assert_int_equal(topo_ruleset_group(rs, 2)->n_rules, 2);
+	assert_int_equal(topo_ruleset_group(rs, 3)->table, 1);
+	assert_int_equal(topo_ruleset_rule(rs, 0)->group, 2);
+	assert_int_equal(topo_ruleset_rule(rs, 1)->group, 3);
+	assert_int_equal(topo_ruleset_rule(rs, 2)->group, 0);
+	assert_int_equal(topo_ruleset_rule(rs, 4)->group, 1);
+	assert_int_equal(topo_ruleset_n_distinct_masks(rs), 3); /* ip_dst twice */
+
+	c = topo_ruleset_clone(rs);
+	assert_non_null(c);
+	assert_int_equal(topo_ruleset_del_rule(rs, 0), 0);
+	assert_int_equal(topo_ruleset_del_rule(rs, 9), -EINVAL);
+	assert_int_equal(topo_ruleset_n_rules(rs), 4);
+	assert_int_equal(topo_ruleset_group(rs, 2)->n_rules, 1);
+	assert_int_equal(topo_ruleset_rule(rs, 0)->group, 3); /* indices shifted down */
+	assert_int_equal(topo_ruleset_n_rules(c), 5);         /* the clone is independent */
+	assert_int_equal(topo_ruleset_group(c, 2)->n_rules, 2);
+	assert_int_equal(topo_ruleset_n_ports(c), 4);
+	assert_int_equal(topo_ruleset_port_by_id(c, VF_B)->container, 1);
+	topo_ruleset_free(c);
+	topo_ruleset_free(rs);
+	topo_ruleset_free(NULL);
+}
+
+static void test_topology_classify_probes(void **state)
+{
+	struct topo_ruleset *rs = host();
+	struct topo_action_list up = acts(1, TOPO_ACT_FWD_UPLINK, 0);
+	uint64_t pkt[TOPO_F_COUNT] = { 0 };
+	unsigned probes;
+	int rule;
+
+	(void)state;
+	assert_int_equal(add(rs, 0, "ip_dst", 0, up, V(TOPO_F_IP_DST, IP(10, 0, 0, 1)), -1), 0);
+	assert_int_equal(add(rs, 0, "ip_dst/24", 1, up, V(TOPO_F_IP_DST, IP(10, 0, 1, 0)), -1), 1);
+	assert_int_equal(add(rs, 0, "l4_dst", 2, up, V(TOPO_F_L4_DST, 4791), -1), 2);
+
+	pkt[TOPO_F_IP_DST] = IP(10, 9, 9, 9);
+	pkt[TOPO_F_L4_DST] = 4791; /* only the third group hits */
+	assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), 0);
+	assert_int_equal(rule, 2);
+	assert_int_equal(probes, 3);
+
+	pkt[TOPO_F_IP_DST] = IP(10, 0, 1, 7); /* second group hits first */
+	assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), 0);
+	assert_int_equal(rule, 1);
+	assert_int_equal(probes, 2);
+
+	pkt[TOPO_F_IP_DST] = IP(10, 9, 9, 9);
+	pkt[TOPO_F_L4_DST] = 80; /* a miss probes every group */
+	assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), 0);
+	assert_int_equal(rule, -1);
+	assert_int_equal(probes, 3);
+
+	/* goto: probes add up over tables */
+	assert_int_equal(topo_ruleset_add_table(rs), 1);
+	assert_int_equal(add(rs, 0, "l4_dst", 2, acts(1, TOPO_ACT_GOTO, 1), V(TOPO_F_L4_DST, 80),
+			     -1), 3);
+	assert_int_equal(add(rs, 1, "ip_src", 0, up, V(TOPO_F_IP_SRC, 1), -1), 4);
+	assert_int_equal(add(rs, 1, "ip_proto", 1, up, V(TOPO_F_IP_PROTO, 17), -1), 5);
+	pkt[TOPO_F_IP_PROTO] = 17;
+	assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), 0);
+	assert_int_equal(rule, 5);
+	assert_int_equal(probes, 3 + 2);
+
+	/* goto back to the root: -ELOOP */
+	assert_int_equal(add(rs, 1, "ip_proto", 1, acts(1, TOPO_ACT_GOTO, 0),
+			     V(TOPO_F_IP_PROTO, 6), -1), 6);
+	pkt[TOPO_F_IP_PROTO] = 6;
+	assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), -ELOOP);
+	topo_ruleset_free(rs);
+}
+
+/* Plain reference: groups in order, rules in index order, first hit wins, gotos followed. */
+static int reference_classify(const struct topo_ruleset *rs, const uint64_t *pkt,
+			      unsigned *probes)
+{
+	uint32_t table = 0;
+
+	*probes = 0;
+	for (int hops = 0; hops < 16; hops++) {
+		int hit = -1;
+
+		for (size_t g = 0; g < topo_ruleset_n_groups(rs) && hit < 0; g++) {
+			if (topo_ruleset_group(rs, g)->table != table)
+				continue;
+			++*probes;
+			for (size_t i = 0; i < topo_ruleset_n_rules(rs) && hit < 0; i++) {
+				const struct topo_rule *r = topo_ruleset_rule(rs, i);
+
+				if (r->group == g && topo_match_hits(&r->match, pkt))
+					hit = (int)i;
+			}
+		}
+		if (hit < 0)
+			return -1;
+		const struct topo_rule *r = topo_ruleset_rule(rs, (size_t)hit);
+
+		if (r->actions.a[0].kind != TOPO_ACT_GOTO)
+			return hit;
+		table = r->actions.a[0].arg;
+	}
+	return -2;
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static void test_topology_classify_matches_reference(void **state)
+{
+	static const char *const masks[] = { "ip_dst", "ip_dst/28", "ip_dst/30,l4_dst", "l4_dst",
+					     "ip_src/31,ip_dst/29" };
+	struct topo_ruleset *rs = host();
+	uint64_t seed = 7;
+	unsigned hits = 0;
+
+	(void)state;
+	assert_int_equal(topo_ruleset_add_table(rs), 1);
+	for (int i = 0; i < 400; i++) {
+		unsigned mi = (unsigned)(lcg(&seed) % 5), table = (unsigned)(lcg(&seed) % 2);
+		struct topo_action_list a = table == 0 && lcg(&seed) % 4 == 0
+						    ? acts(1, TOPO_ACT_GOTO, 1)
+						    : acts(1, TOPO_ACT_FWD_UPLINK, 0);
+
+		assert_true(add(rs, table, masks[mi], (uint32_t)(lcg(&seed) % 4), a,
+				V(TOPO_F_IP_DST, IP(10, 0, 0, lcg(&seed) % 64)),
+				V(TOPO_F_IP_SRC, IP(10, 1, 0, lcg(&seed) % 8)),
+				V(TOPO_F_L4_DST, 80 + lcg(&seed) % 4), -1) >= 0);
+		if (i % 97 == 3)
+			assert_int_equal(topo_ruleset_del_rule(rs, (size_t)(lcg(&seed) % (unsigned)(i + 1))), 0);
+	}
+	for (int p = 0; p < 2000; p++) {
+		uint64_t pkt[TOPO_F_COUNT] = { 0 };
+		unsigned probes, ref_probes;
+		int rule, ref;
+
+		pkt[TOPO_F_IP_DST] = IP(10, 0, 0, lcg(&seed) % 80);
+		pkt[TOPO_F_IP_SRC] = IP(10, 1, 0, lcg(&seed) % 10);
+		pkt[TOPO_F_L4_DST] = 80 + lcg(&seed) % 5;
+		assert_int_equal(topo_ruleset_classify(rs, pkt, &rule, &probes), 0);
+		ref = reference_classify(rs, pkt, &ref_probes);
+		assert_int_equal(rule, ref);
+		assert_int_equal(probes, ref_probes);
+		hits += rule >= 0;
+	}
+	assert_true(hits > 500 && hits < 2000); /* both hits and misses exercised */
+	topo_ruleset_free(rs);
+}
+
+/* ---- rule-set validity -------------------------------------------------------------------- */
+
+/* The base host: one encap rule for VF_A and one decap rule for VF_B; valid. */
+static struct topo_ruleset *valid_host(void)
+{
+	struct topo_ruleset *rs = host();
+
+	assert_int_equal(add(rs, 0, "in_port,ip_dst", 10,
+			     acts(2, TOPO_ACT_ENCAP, VNI_A, TOPO_ACT_FWD_UPLINK, 0),
+			     V(TOPO_F_IN_PORT, VF_A), V(TOPO_F_IP_DST, IP(192, 168, 0, 9)), -1), 0);
+	assert_int_equal(add(rs, 0, "in_port,tun_id,ip_dst", 20,
+			     acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_B),
+			     V(TOPO_F_IN_PORT, UPLINK), V(TOPO_F_TUN_ID, VNI_A),
+			     V(TOPO_F_IP_DST, IP(192, 168, 0, 3)), -1), 1);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	return rs;
+}
+
+/* Exactly one violation, of reason R, with a message. */
+static void expect_one(const struct topo_ruleset *rs, enum topo_reason r)
+{
+	struct topo_violation v[4];
+
+	memset(v, 0, sizeof(v));
+	assert_int_equal(topo_ruleset_check(rs, v, 4), 1);
+	assert_int_equal(v[0].reason, r);
+	assert_true(strlen(v[0].message) > 20);
+}
+
+static void check_rule_case(enum topo_reason r, struct topo_action_list bad,
+			    struct topo_action_list good, uint32_t in_port, uint64_t tun_id)
+{
+	struct topo_ruleset *rs = valid_host();
+	const char *mask = tun_id ? "in_port,tun_id,ip_dst" : "in_port,ip_dst";
+
+	assert_int_equal(add(rs, 0, mask, 30, bad, V(TOPO_F_IN_PORT, in_port),
+			     V(TOPO_F_TUN_ID, tun_id), V(TOPO_F_IP_DST, 77), -1), 2);
+	expect_one(rs, r);
+	assert_int_equal(topo_ruleset_del_rule(rs, 2), 0);
+	assert_int_equal(add(rs, 0, mask, 30, good, V(TOPO_F_IN_PORT, in_port),
+			     V(TOPO_F_TUN_ID, tun_id), V(TOPO_F_IP_DST, 77), -1), 2);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	topo_ruleset_free(rs);
+}
+
+static void test_topology_ruleset_check_rule_reasons(void **state)
+{
+	(void)state;
+	check_rule_case(TOPO_R_AFTER_TERMINAL, acts(2, TOPO_ACT_FWD_UPLINK, 0, TOPO_ACT_COUNT, 0),
+			acts(2, TOPO_ACT_COUNT, 0, TOPO_ACT_FWD_UPLINK, 0), VF_A, 0);
+	/* decap on a VF's (plain) traffic vs decap on VXLAN from the uplink */
+	check_rule_case(TOPO_R_DECAP_NON_TUNNEL, acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_B),
+			acts(1, TOPO_ACT_FWD_VF, VF_B), VF_A, 0);
+	check_rule_case(TOPO_R_ENCAP_NOT_UPLINK,
+			acts(2, TOPO_ACT_ENCAP, VNI_A, TOPO_ACT_FWD_VF, VF_B),
+			acts(2, TOPO_ACT_ENCAP, VNI_A, TOPO_ACT_FWD_UPLINK, 0), VF_A, 0);
+	/* a VF forwarded into another subnet, and a decap of VNI_A delivered into VNI_C */
+	check_rule_case(TOPO_R_CROSS_SUBNET, acts(1, TOPO_ACT_FWD_VF, VF_C),
+			acts(1, TOPO_ACT_FWD_VF, VF_B), VF_A, 0);
+	check_rule_case(TOPO_R_CROSS_SUBNET, acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_C),
+			acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_B), UPLINK, VNI_A);
+	check_rule_case(TOPO_R_CROSS_SUBNET, acts(1, TOPO_ACT_FWD_VF_OTHER, VF_B),
+			acts(1, TOPO_ACT_FWD_VF, VF_B), VF_A, 0);
+}
+
+static void test_topology_ruleset_check_decap_after_goto(void **state)
+{
+	struct topo_ruleset *rs = valid_host();
+	struct topo_violation v[4];
+
+	(void)state;
+	/* a root rule sends uplink VXLAN to table 1, where decap is fine without tunnel fields */
+	assert_int_equal(topo_ruleset_add_table(rs), 1);
+	assert_int_equal(add(rs, 1, "ip_dst", 0, acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_B),
+			     V(TOPO_F_IP_DST, IP(192, 168, 0, 3)), -1), 2);
+	/* no way in yet: unreachable, and nothing says its traffic is VXLAN */
+	memset(v, 0, sizeof(v));
+	assert_int_equal(topo_ruleset_check(rs, v, 4), 2);
+	assert_int_equal(v[0].reason, TOPO_R_DECAP_NON_TUNNEL);
+	assert_int_equal(v[1].reason, TOPO_R_UNREACHABLE_TABLE);
+	assert_int_equal(add(rs, 0, "in_port,tun_dport", 0, acts(1, TOPO_ACT_GOTO, 1),
+			     V(TOPO_F_IN_PORT, UPLINK), V(TOPO_F_TUN_DPORT, 4789), -1), 3);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	/* if table 1 is entered from a VF rule instead, the decap is on plain traffic */
+	assert_int_equal(topo_ruleset_del_rule(rs, 3), 0);
+	assert_int_equal(add(rs, 0, "in_port", 0, acts(1, TOPO_ACT_GOTO, 1), V(TOPO_F_IN_PORT, VF_B),
+			     -1), 3);
+	expect_one(rs, TOPO_R_DECAP_NON_TUNNEL);
+	topo_ruleset_free(rs);
+}
+
+static void test_topology_ruleset_check_graph(void **state)
+{
+	struct topo_ruleset *rs = valid_host();
+	struct topo_action_list up = acts(1, TOPO_ACT_FWD_UPLINK, 0);
+	struct topo_violation v[4];
+
+	(void)state;
+	assert_int_equal(topo_ruleset_add_table(rs), 1);
+	assert_int_equal(topo_ruleset_add_table(rs), 2);
+	assert_int_equal(add(rs, 0, "l4_dst", 0, acts(1, TOPO_ACT_GOTO, 1), V(TOPO_F_L4_DST, 1), -1),
+			 2);
+	assert_int_equal(add(rs, 1, "l4_dst", 0, acts(1, TOPO_ACT_GOTO, 2), V(TOPO_F_L4_DST, 1), -1),
+			 3);
+	/* close the cycle 1 -> 2 -> 1 */
+	assert_int_equal(add(rs, 2, "l4_dst", 0, acts(1, TOPO_ACT_GOTO, 1), V(TOPO_F_L4_DST, 1), -1),
+			 4);
+	memset(v, 0, sizeof(v));
+	assert_int_equal(topo_ruleset_check(rs, v, 4), 1);
+	assert_int_equal(v[0].reason, TOPO_R_LOOP);
+	assert_int_equal(v[0].table, 2);
+	assert_int_equal(v[0].rule, 4);
+	assert_non_null(strstr(v[0].message, "1 -> 2 -> 1"));
+	/* close: table 2 forwards instead */
+	assert_int_equal(topo_ruleset_del_rule(rs, 4), 0);
+	assert_int_equal(add(rs, 2, "l4_dst", 0, up, V(TOPO_F_L4_DST, 1), -1), 4);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	/* unreachable: a table nobody jumps to */
+	assert_int_equal(topo_ruleset_add_table(rs), 3);
+	assert_int_equal(add(rs, 3, "l4_dst", 0, up, V(TOPO_F_L4_DST, 1), -1), 5);
+	memset(v, 0, sizeof(v));
+	assert_int_equal(topo_ruleset_check(rs, v, 4), 1);
+	assert_int_equal(v[0].reason, TOPO_R_UNREACHABLE_TABLE);
+	assert_int_equal(v[0].table, 3);
+	assert_true(strlen(v[0].message) > 20);
+	assert_int_equal(add(rs, 2, "l4_dst", 1, acts(1, TOPO_ACT_GOTO, 3), V(TOPO_F_L4_DST, 2), -1),
+			 6);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	topo_ruleset_free(rs);
+}
+
+static void test_topology_ruleset_check_dead_rule(void **state)
+{
+	struct topo_ruleset *rs = valid_host();
+	struct topo_action_list up = acts(1, TOPO_ACT_FWD_UPLINK, 0);
+	struct topo_violation v[4];
+
+	(void)state;
+	assert_int_equal(add(rs, 0, "ip_dst/24", 0, up, V(TOPO_F_IP_DST, IP(10, 0, 1, 0)), -1), 2);
+	/* probed later, and every packet it matches is in 10.0.1.0/24: dead */
+	assert_int_equal(add(rs, 0, "ip_dst,l4_dst", 1, up, V(TOPO_F_IP_DST, IP(10, 0, 1, 5)),
+			     V(TOPO_F_L4_DST, 80), -1), 3);
+	memset(v, 0, sizeof(v));
+	assert_int_equal(topo_ruleset_check(rs, v, 4), 1);
+	assert_int_equal(v[0].reason, TOPO_R_DEAD_RULE);
+	assert_int_equal(v[0].rule, 3);
+	assert_true(strlen(v[0].message) > 20);
+	/* close: another /24 is not covered */
+	assert_int_equal(topo_ruleset_del_rule(rs, 3), 0);
+	assert_int_equal(add(rs, 0, "ip_dst,l4_dst", 1, up, V(TOPO_F_IP_DST, IP(10, 0, 2, 5)),
+			     V(TOPO_F_L4_DST, 80), -1), 3);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	/* a wider rule probed later does not shadow the narrower earlier one */
+	assert_int_equal(add(rs, 0, "ip_dst/16", 2, up, V(TOPO_F_IP_DST, IP(10, 0, 0, 0)), -1), 4);
+	assert_int_equal(topo_ruleset_check(rs, NULL, 0), 0);
+	/* a rule with the same mask, priority and value (a duplicate) is dead */
+	assert_int_equal(add(rs, 0, "ip_dst/24", 0, up, V(TOPO_F_IP_DST, IP(10, 0, 1, 9)), -1), 5);
+	expect_one(rs, TOPO_R_DEAD_RULE);
+	topo_ruleset_free(rs);
+}
+
+/* ---- models --------------------------------------------------------------------------------- */
+
+enum { T_ENCAP_UP, T_DECAP_VF, T_GOTO, T_DROP, T_ENCAP_VF, T_FWD_OTHER, T_DROP_COUNT,
+       T_DECAP_GOTO, T_FWD_VF, T_ENCAP_GOTO, T_COUNT_ONLY, T_FWD_UP, T_N };
+
+static void add_tp(struct topo_space *s, const char *name, unsigned n, ...)
+{
+	struct topo_template *t = &s->templates[s->n_templates++];
+	va_list ap;
+
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->n = (uint8_t)n;
+	va_start(ap, n);
+	for (unsigned i = 0; i < n; i++)
+		t->kinds[i] = (enum topo_action_kind)va_arg(ap, int);
+	va_end(ap);
+}
+
+static void add_shape(struct topo_space *s, const char *name, const char *mask)
+{
+	snprintf(s->shapes[s->n_shapes].name, sizeof(s->shapes[0].name), "%s", name);
+	assert_int_equal(topo_mask_parse(mask, &s->shapes[s->n_shapes].mask, NULL), 0);
+	s->n_shapes++;
+}
+
+/* A space with every template the model tests name (indices = T_*). */
+static void test_space(struct topo_space *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->max_tables = 3;
+	s->max_masks_per_table = 1;
+	s->subnets = 2;
+	s->containers = 3;
+	add_shape(s, "dst32", "ip_dst");
+	add_shape(s, "vni_dst", "tun_id,ip_dst");
+	add_tp(s, "encap_up", 2, TOPO_ACT_ENCAP, TOPO_ACT_FWD_UPLINK);
+	add_tp(s, "decap_vf", 2, TOPO_ACT_DECAP, TOPO_ACT_FWD_VF);
+	add_tp(s, "goto", 1, TOPO_ACT_GOTO);
+	add_tp(s, "drop", 1, TOPO_ACT_DROP);
+	add_tp(s, "encap_vf", 2, TOPO_ACT_ENCAP, TOPO_ACT_FWD_VF);
+	add_tp(s, "fwd_vf_other", 1, TOPO_ACT_FWD_VF_OTHER);
+	add_tp(s, "drop_count", 2, TOPO_ACT_DROP, TOPO_ACT_COUNT);
+	add_tp(s, "decap_goto", 2, TOPO_ACT_DECAP, TOPO_ACT_GOTO);
+	add_tp(s, "fwd_vf", 1, TOPO_ACT_FWD_VF);
+	add_tp(s, "encap_goto", 2, TOPO_ACT_ENCAP, TOPO_ACT_GOTO);
+	add_tp(s, "count", 1, TOPO_ACT_COUNT);
+	add_tp(s, "fwd_up", 1, TOPO_ACT_FWD_UPLINK);
+	assert_int_equal(s->n_templates, T_N);
+}
+
+#define NO TOPO_NONE
+
+/* Model of N tables from (tx, tx_goto, rx, rx_goto) quadruples. */
+static struct topo_model model(unsigned n, ...)
+{
+	struct topo_model m;
+	va_list ap;
+
+	memset(&m, 0, sizeof(m));
+	m.n_tables = n;
+	va_start(ap, n);
+	for (unsigned t = 0; t < n; t++) {
+		m.t[t].masks = 1;
+		m.t[t].tx_template = (uint8_t)va_arg(ap, int);
+		m.t[t].tx_goto = (uint8_t)va_arg(ap, int);
+		m.t[t].rx_template = (uint8_t)va_arg(ap, int);
+		m.t[t].rx_goto = (uint8_t)va_arg(ap, int);
+	}
+	va_end(ap);
+	return m;
+}
+
+static void expect_model(const struct topo_space *s, struct topo_model m, enum topo_reason r,
+			 int table)
+{
+	struct topo_violation v;
+	char buf[512];
+
+	memset(&v, 0, sizeof(v));
+	if (topo_model_check(s, &m, &v) != r)
+		fail_msg("%s: got %s (%s), want %s", topo_model_format(s, &m, buf, sizeof(buf)),
+			 topo_reason_name(v.reason), v.message, topo_reason_name(r));
+	if (r != TOPO_OK) {
+		assert_int_equal(v.reason, r);
+		assert_int_equal(v.table, table);
+		assert_true(strlen(v.message) > 20);
+	}
+}
+
+static void test_topology_model_reasons(void **state)
+{
+	struct topo_space s;
+
+	(void)state;
+	test_space(&s);
+	assert_int_equal(topo_space_validate(&s, NULL), 0);
+	/* valid base: encap to the uplink, decap to a VF */
+	expect_model(&s, model(1, T_ENCAP_UP, NO, T_DECAP_VF, NO), TOPO_OK, -1);
+	/* after_terminal */
+	expect_model(&s, model(1, T_DROP_COUNT, NO, T_DECAP_VF, NO), TOPO_R_AFTER_TERMINAL, 0);
+	expect_model(&s, model(1, T_DROP, NO, T_DECAP_VF, NO), TOPO_OK, -1);
+	/* decap_non_tunnel: decap of send-path traffic; and a second decap along the path */
+	expect_model(&s, model(1, T_DECAP_VF, NO, T_DECAP_VF, NO), TOPO_R_DECAP_NON_TUNNEL, 0);
+	expect_model(&s, model(2, T_ENCAP_UP, NO, T_DECAP_GOTO, 1, NO, NO, T_DECAP_VF, NO),
+		     TOPO_R_DECAP_NON_TUNNEL, 1);
+	expect_model(&s, model(2, T_ENCAP_UP, NO, T_DECAP_GOTO, 1, NO, NO, T_FWD_VF, NO), TOPO_OK,
+		     -1);
+	/* encap_not_uplink: in one template, and across a goto */
+	expect_model(&s, model(1, T_ENCAP_VF, NO, T_DECAP_VF, NO), TOPO_R_ENCAP_NOT_UPLINK, 0);
+	expect_model(&s, model(2, T_ENCAP_GOTO, 1, T_DECAP_VF, NO, T_FWD_VF, NO, NO, NO),
+		     TOPO_R_ENCAP_NOT_UPLINK, 1);
+	expect_model(&s, model(2, T_ENCAP_GOTO, 1, T_DECAP_VF, NO, T_FWD_UP, NO, NO, NO), TOPO_OK,
+		     -1);
+	/* cross_subnet */
+	expect_model(&s, model(1, T_FWD_OTHER, NO, T_DECAP_VF, NO), TOPO_R_CROSS_SUBNET, 0);
+	expect_model(&s, model(1, T_FWD_VF, NO, T_DECAP_VF, NO), TOPO_OK, -1);
+	/* loop: a self goto, and 0 -> 1 -> 0 (closes at table 1) */
+	expect_model(&s, model(1, T_GOTO, 0, T_DECAP_VF, NO), TOPO_R_LOOP, 0);
+	expect_model(&s, model(2, T_GOTO, 1, T_DECAP_VF, NO, T_GOTO, 0, NO, NO), TOPO_R_LOOP, 1);
+	expect_model(&s, model(2, T_GOTO, 1, T_DECAP_VF, NO, T_ENCAP_UP, NO, NO, NO), TOPO_OK, -1);
+	/* unreachable_table: table 1 has no way in */
+	expect_model(&s, model(2, T_ENCAP_UP, NO, T_DECAP_VF, NO, T_ENCAP_UP, NO, T_DECAP_VF, NO),
+		     TOPO_R_UNREACHABLE_TABLE, 1);
+	expect_model(&s, model(2, T_ENCAP_UP, NO, T_GOTO, 1, T_ENCAP_UP, NO, T_DECAP_VF, NO),
+		     TOPO_OK, -1);
+	/* black_hole: no rx template, rx delivered still encapsulated, no terminal action,
+	 * and a goto into a table without a template for that class */
+	expect_model(&s, model(1, T_ENCAP_UP, NO, NO, NO), TOPO_R_BLACK_HOLE, 0);
+	expect_model(&s, model(1, T_ENCAP_UP, NO, T_FWD_VF, NO), TOPO_R_BLACK_HOLE, 0);
+	expect_model(&s, model(1, T_COUNT_ONLY, NO, T_DECAP_VF, NO), TOPO_R_BLACK_HOLE, 0);
+	expect_model(&s, model(2, T_ENCAP_UP, NO, T_GOTO, 1, T_ENCAP_UP, NO, NO, NO),
+		     TOPO_R_BLACK_HOLE, 1);
+}
+
+static void test_topology_model_canonical_order(void **state)
+{
+	struct topo_space s;
+
+	(void)state;
+	test_space(&s);
+	/* table 0 breaks cross_subnet and table 1 after_terminal: table order wins */
+	expect_model(&s, model(2, T_GOTO, 1, T_FWD_OTHER, NO, T_DROP_COUNT, NO, NO, NO),
+		     TOPO_R_CROSS_SUBNET, 0);
+	/* within a table: reason order wins (after_terminal before encap_not_uplink) */
+	expect_model(&s, model(1, T_ENCAP_VF, NO, T_DROP_COUNT, NO), TOPO_R_AFTER_TERMINAL, 0);
+	/* a table's own reason comes before the loop it closes */
+	expect_model(&s, model(2, T_GOTO, 1, T_DECAP_VF, NO, T_GOTO, 0, T_ENCAP_VF, NO),
+		     TOPO_R_ENCAP_NOT_UPLINK, 1);
+	/* a loop at table 1 comes before a local reason of table 2 */
+	expect_model(&s, model(3, T_GOTO, 1, T_DECAP_VF, NO, T_GOTO, 1, NO, NO, T_DROP_COUNT, NO,
+			       NO, NO), TOPO_R_LOOP, 1);
+	/* unreachable before black hole */
+	expect_model(&s, model(2, T_ENCAP_UP, NO, NO, NO, T_ENCAP_UP, NO, T_DECAP_VF, NO),
+		     TOPO_R_UNREACHABLE_TABLE, 1);
+	/* a model that does not fit its space is refused */
+	expect_model(&s, model(1, T_N, NO, T_DECAP_VF, NO), TOPO_R_BLACK_HOLE, 0);
+	expect_model(&s, model(1, T_GOTO, 3, T_DECAP_VF, NO), TOPO_R_BLACK_HOLE, 0);
+}
+
+static void test_topology_model_format(void **state)
+{
+	struct topo_space s;
+	struct topo_model m;
+	char buf[256];
+
+	(void)state;
+	test_space(&s);
+	m = model(2, T_ENCAP_UP, NO, T_GOTO, 1, NO, NO, T_DECAP_VF, NO);
+	m.t[1].masks = 3;
+	assert_string_equal(topo_model_format(&s, &m, buf, sizeof(buf)),
+			    "t0{masks=dst32 tx=encap_up rx=goto->t1} "
+			    "t1{masks=dst32+vni_dst tx=- rx=decap_vf}");
+	topo_model_format(&s, &m, buf, 10); /* truncates, stays terminated */
+	assert_int_equal(strlen(buf), 9);
+}
+
+/* ---- spaces and enumeration ----------------------------------------------------------------- */
+
+static void test_topology_space_validate(void **state)
+{
+	struct topo_space s, bad;
+	struct scn_error err;
+
+	(void)state;
+	topo_space_default(&s);
+	assert_int_equal(topo_space_validate(&s, &err), 0);
+	assert_true(s.max_tables >= 2 && s.n_templates >= 5 && s.n_shapes >= 2);
+
+	bad = s;
+	bad.max_tables = 0;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_string_equal(err.key, "max_tables");
+	bad = s;
+	bad.max_masks_per_table = bad.n_shapes + 1;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_string_equal(err.key, "max_masks_per_table");
+	bad = s;
+	snprintf(bad.templates[1].name, sizeof(bad.templates[1].name), "%s", bad.templates[0].name);
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_string_equal(err.key, "templates[1]");
+	assert_non_null(strstr(err.message, "twice"));
+	bad = s;
+	bad.templates[0].n = 0;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	bad = s;
+	bad.shapes[0].mask.plen[TOPO_F_L4_DST] = 8;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_string_equal(err.key, "shapes[0]");
+	bad = s;
+	bad.shapes[1].mask = bad.shapes[0].mask;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "same mask"));
+	bad = s;
+	bad.subnets = 0;
+	assert_int_equal(topo_space_validate(&bad, &err), -EINVAL);
+	assert_int_equal(topo_enumerate(&bad, NULL, NULL, NULL, &err), -EINVAL);
+	assert_int_equal(topo_enumerate_naive(&bad, NULL, NULL, NULL, &err), -EINVAL);
+}
+
+struct seq {
+	uint64_t hash;
+	uint64_t n;
+	const struct topo_space *s;
+	uint64_t stop_after;
+};
+
+static int collect(const struct topo_model *m, void *ctx)
+{
+	struct seq *q = ctx;
+	uint64_t h = q->hash ^ (m->n_tables * 0x100000001b3ull);
+
+	assert_int_equal(topo_model_check(q->s, m, NULL), TOPO_OK);
+	for (unsigned t = 0; t < TOPO_MAX_TABLES; t++) {
+		const struct topo_table_choice *c = &m->t[t];
+		uint64_t v = (uint64_t)c->masks | (uint64_t)c->tx_template << 16 |
+			     (uint64_t)c->tx_goto << 24 | (uint64_t)c->rx_template << 32 |
+			     (uint64_t)c->rx_goto << 40;
+
+		if (t >= m->n_tables)
+			assert_true(v == 0);
+		h = (h ^ v) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	q->hash = h;
+	q->n++;
+	return q->stop_after && q->n >= q->stop_after;
+}
+
+static void compare_enumerators(const struct topo_space *s)
+{
+	struct topo_enum_stats a, b;
+	struct seq qa = { 0, 0, s, 0 }, qb = { 0, 0, s, 0 };
+	double total = 0;
+
+	assert_int_equal(topo_enumerate(s, collect, &qa, &a, NULL), 0);
+	assert_int_equal(topo_enumerate_naive(s, collect, &qb, &b, NULL), 0);
+	assert_true(qa.n == a.valid);
+	assert_true(qa.n == qb.n);
+	assert_true(qa.hash == qb.hash);
+	assert_true(a.valid == b.valid);
+	assert_true(a.valid > 0);
+	assert_false(a.stopped);
+	for (int r = 0; r < TOPO_R_COUNT; r++) {
+		if (a.pruned[r] != b.pruned[r])
+			fail_msg("pruned[%s]: %.0f vs naive %.0f", topo_reason_name(r), a.pruned[r],
+				 b.pruned[r]);
+		total += a.pruned[r];
+	}
+	assert_true(a.pruned[TOPO_OK] == 0 && a.pruned[TOPO_R_DEAD_RULE] == 0);
+	total += (double)a.valid;
+	assert_true(fabs(total - pow(10.0, a.log10_bruteforce)) <= 1e-9 * total);
+	assert_true((double)b.visited == total); /* naive visits every complete model */
+	assert_true(a.visited < b.visited || b.visited < 200);
+	assert_true(a.log10_bruteforce == b.log10_bruteforce);
+}
+
+static void small_space(struct topo_space *s, unsigned tables, unsigned shapes, unsigned masks,
+			const int *tps, unsigned n_tps)
+{
+	struct topo_space all;
+
+	test_space(&all);
+	memset(s, 0, sizeof(*s));
+	s->max_tables = tables;
+	s->max_masks_per_table = masks;
+	s->subnets = 3;
+	s->containers = 2;
+	add_shape(s, "dst32", "ip_dst");
+	if (shapes > 1)
+		add_shape(s, "vni_dst", "tun_id,ip_dst");
+	if (shapes > 2)
+		add_shape(s, "outer", "tun_src,tun_dst,tun_dport");
+	for (unsigned i = 0; i < n_tps; i++)
+		s->templates[s->n_templates++] = all.templates[tps[i]];
+}
+
+static void test_topology_enumerate_matches_naive(void **state)
+{
+	static const int t1[] = { T_ENCAP_UP, T_DECAP_VF, T_DROP, T_FWD_OTHER };
+	static const int t2[] = { T_ENCAP_UP, T_DECAP_VF, T_GOTO, T_DROP_COUNT, T_ENCAP_VF };
+	static const int t3[] = { T_ENCAP_UP, T_DECAP_VF, T_DECAP_GOTO, T_FWD_VF, T_ENCAP_GOTO };
+	static const int t4[] = { T_FWD_UP, T_DECAP_VF, T_GOTO, T_COUNT_ONLY, T_FWD_OTHER };
+	static const int t5[] = { T_ENCAP_UP, T_GOTO, T_DECAP_GOTO, T_FWD_VF };
+	struct topo_space s;
+
+	(void)state;
+	small_space(&s, 1, 1, 1, t1, 4);
+	compare_enumerators(&s);
+	small_space(&s, 2, 2, 2, t2, 5);
+	compare_enumerators(&s);
+	small_space(&s, 3, 1, 1, t3, 5);
+	compare_enumerators(&s);
+	small_space(&s, 3, 2, 1, t4, 5);
+	compare_enumerators(&s);
+	small_space(&s, 2, 3, 2, t5, 4);
+	compare_enumerators(&s);
+}
+
+static void test_topology_enumerate_default_space(void **state)
+{
+	struct topo_space s;
+	struct topo_enum_stats a;
+	struct seq q = { 0, 0, &s, 0 };
+	double total;
+
+	(void)state;
+	topo_space_default(&s);
+	assert_int_equal(topo_enumerate(&s, collect, &q, &a, NULL), 0);
+	assert_true(q.n == a.valid && a.valid > 100);
+	total = (double)a.valid;
+	for (int r = 0; r < TOPO_R_COUNT; r++)
+		total += a.pruned[r];
+	assert_true(fabs(total - pow(10.0, a.log10_bruteforce)) <= 1e-9 * total);
+	/* the invalid templates of the default space give every local reason work */
+	for (int r = TOPO_R_AFTER_TERMINAL; r <= TOPO_R_BLACK_HOLE; r++)
+		assert_true(a.pruned[r] > 0);
+	assert_true(a.prune_events[TOPO_R_LOOP] > 0);
+	/* pruning builds far fewer (partial) models than the brute-force space */
+	assert_true((double)a.visited * 10 < total);
+}
+
+static void test_topology_enumerate_stop_and_size(void **state)
+{
+	static const int t3[] = { T_ENCAP_UP, T_DECAP_VF, T_DECAP_GOTO, T_FWD_VF, T_ENCAP_GOTO };
+	struct topo_space s;
+	struct topo_enum_stats a, b;
+	struct seq q = { 0, 0, &s, 5 }, qn = { 0, 0, &s, 5 };
+
+	(void)state;
+	small_space(&s, 3, 1, 1, t3, 5);
+	assert_int_equal(topo_enumerate(&s, collect, &q, &a, NULL), 0);
+	assert_true(a.stopped);
+	assert_true(q.n == 5 && a.valid == 5);
+	assert_int_equal(topo_enumerate_naive(&s, collect, &qn, &b, NULL), 0);
+	assert_true(b.stopped && qn.n == 5 && qn.hash == q.hash);
+	/* count only, NULL stats */
+	assert_int_equal(topo_enumerate(&s, NULL, NULL, NULL, NULL), 0);
+
+	/* brute-force size by hand: per table choices = subsets * options^2, options = 1 +
+	 * non-goto templates + t * goto templates (2 goto templates here) */
+	double c1 = 1 * pow(1 + 3 + 1 * 2, 2), c2 = pow(1 + 3 + 2 * 2, 2),
+	       c3 = pow(1 + 3 + 3 * 2, 2);
+	assert_true(fabs(topo_space_log10_size(&s) - log10(c1 + c2 * c2 + c3 * c3 * c3)) < 1e-12);
+	s.max_tables = 8;
+	s.n_shapes = 1;
+	assert_true(topo_space_log10_size(&s) > 8 * log10(pow(1 + 3 + 8 * 2, 2)) - 1e-9);
+}
+
+static void test_topology_flow_paths(void **state)
+{
+	struct topo_space s;
+	struct topo_enum_stats a;
+
+	(void)state;
+	topo_space_default(&s);
+	s.max_tables = 1;
+	s.subnets = 4;
+	s.containers = 8;
+	assert_int_equal(topo_enumerate(&s, NULL, NULL, &a, NULL), 0);
+	assert_true(a.flow_paths_valid == 4.0 * 8 * 8);
+	assert_true(fabs(a.log10_flow_paths_unconstrained - 32 * log10(33.0)) < 1e-9);
+	s.subnets = 100;
+	s.containers = 100;
+	assert_int_equal(topo_enumerate(&s, NULL, NULL, &a, NULL), 0);
+	assert_true(a.flow_paths_valid == 1e6);
+	assert_true(fabs(a.log10_flow_paths_unconstrained - 1e4 * log10(10001.0)) < 1e-6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topology_names_roundtrip),
+		cmocka_unit_test(test_topology_mask_parse_format),
+		cmocka_unit_test(test_topology_mask_parse_errors),
+		cmocka_unit_test(test_topology_match_covers_hits),
+		cmocka_unit_test(test_topology_ruleset_groups),
+		cmocka_unit_test(test_topology_classify_probes),
+		cmocka_unit_test(test_topology_classify_matches_reference),
+		cmocka_unit_test(test_topology_ruleset_check_rule_reasons),
+		cmocka_unit_test(test_topology_ruleset_check_decap_after_goto),
+		cmocka_unit_test(test_topology_ruleset_check_graph),
+		cmocka_unit_test(test_topology_ruleset_check_dead_rule),
+		cmocka_unit_test(test_topology_model_reasons),
+		cmocka_unit_test(test_topology_model_canonical_order),
+		cmocka_unit_test(test_topology_model_format),
+		cmocka_unit_test(test_topology_space_validate),
+		cmocka_unit_test(test_topology_enumerate_matches_naive),
+		cmocka_unit_test(test_topology_enumerate_default_space),
+		cmocka_unit_test(test_topology_enumerate_stop_and_size),
+		cmocka_unit_test(test_topology_flow_paths),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topo_ruleset_priv: the members of the opaque struct topo_ruleset, shared by the rule-set
+ * sources of topology/ only (classify, check). Not part of the public API.
+ */
+#ifndef TOPO_RULESET_PRIV_H
+#define TOPO_RULESET_PRIV_H
+
+#include "topology/topo.h"
+
+/*
+ * Invariants:
+ *  - n_tables >= 1 (table 0 is the root); tables are never removed.
+ *  - groups[0..n_groups) are sorted by (table, priority, group_seq); group_seq is unique and
+ *    increases with creation; no two groups share (table, mask, priority).
+ *  - every rule: rule.group < n_groups, and groups[rule.group] has the rule's table,
+ *    priority and mask; the sum of groups[].n_rules equals n_rules.
+ *  - every goto argument of a rule names an existing table.
+ *  - port ids are unique.
+ */
+struct topo_ruleset {
+	size_t n_tables;
+	struct topo_port *ports;
+	size_t n_ports, cap_ports;
+	struct topo_group *groups;
+	uint64_t *group_seq;
+	size_t n_groups, cap_groups, cap_seq;
+	uint64_t next_seq;
+	struct topo_rule *rules;
+	size_t n_rules, cap_rules;
+	/* Exact-match index: open addressing over (group_seq, values under the group's mask);
+	 * ix_rule[i] == UINT32_MAX marks an empty slot. Holds every rule; ix_cap is 0 or a power
+	 * of two >= 2 * n_rules. Rebuilt after a delete (indices shift). */
+	uint64_t *ix_key;
+	uint32_t *ix_rule;
+	size_t ix_cap;
+	/* Port index: open addressing on the port id; pix[i] is a port index + 1, 0 = empty.
+	 * pix_cap is 0 or a power of two >= 2 * n_ports. */
+	uint32_t *pix;
+	size_t pix_cap;
+};
+
+/* Index maintenance (topo_index.c). Return 0 or -ENOMEM. */
+int topo__index_add(struct topo_ruleset *rs, size_t rule);
+int topo__index_rebuild(struct topo_ruleset *rs);
+/* Lowest-index rule of group G whose match the header values PKT hit, or -1. */
+long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pkt[TOPO_F_COUNT]);
+
+#endif
