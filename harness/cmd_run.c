@@ -15,7 +15,8 @@ int hx_cmd_run(int argc, char **argv)
 		{ "testbed", required_argument, NULL, 't' }, { "db", required_argument, NULL, 'd' },
 		{ "resume", no_argument, NULL, 'r' },	      { "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },	      { "quiet", no_argument, NULL, 'q' },
-		{ "junit", required_argument, NULL, 'u' },    { NULL, 0, NULL, 0 },
+		{ "junit", required_argument, NULL, 'u' },    { "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct hx_run_opts o = { .db_path = "scalacn.db", .jobs = 1 };
 	char *end;
@@ -31,6 +32,7 @@ int hx_cmd_run(int argc, char **argv)
 		case 'J': o.json = true; break;
 		case 'q': o.quiet = true; break;
 		case 'u': o.junit_path = optarg; break;
+		case 'n': o.dry_run = true; break;
 		case 'j':
 			o.jobs = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || o.jobs < 1 || o.jobs > 64)
@@ -44,6 +46,8 @@ int hx_cmd_run(int argc, char **argv)
 	if (optind != argc - 1)
 		return hx_usage_error("run", "expected one PLAN file");
 	o.plan_path = argv[optind];
+	if (o.dry_run && (o.resume || o.junit_path))
+		return hx_usage_error("run", "--dry-run measures nothing: it takes neither --resume nor --junit");
 	if (o.jobs > 1 && !o.quiet)
 		fprintf(stderr, "scalacn: note: --jobs %u: this testbed drives one host pair, so trials run one at a time\n",
 			o.jobs);

@@ -93,21 +93,30 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
 				     "%s names no testbed: give --testbed FILE or set 'testbed:' in the plan",
 				     o->plan_path);
-	rc = tb_open(e->testbed_path, &e->tb, err);
+	if (o->dry_run) {
+		struct tb_open_opts oo = { .dry_run = true, .dry_run_out = stdout };
+
+		rc = tb_open_opts(e->testbed_path, &oo, &e->tb, err);
+	} else {
+		rc = tb_open(e->testbed_path, &e->tb, err);
+	}
 	if (rc < 0)
 		return rc;
 	rc = tb_describe(e->tb, &e->runner.desc, err);
 	if (rc < 0)
 		return rc;
+	e->runner.tb = e->tb;
+	e->runner.seed = e->plan->seed;
+	e->runner.repeats = e->plan->repeats;
+	e->runner.stop = &stop_requested;
+	e->runner.dry_run = o->dry_run;
+	if (o->dry_run)
+		return 0;
 	rc = res_open(o->db_path, true, &e->db, err);
 	if (rc < 0)
 		return rc;
-	e->runner.tb = e->tb;
 	e->runner.db = e->db;
-	e->runner.seed = e->plan->seed;
-	e->runner.repeats = e->plan->repeats;
 	e->runner.budget_s = e->plan->budget_hours * 3600.0;
-	e->runner.stop = &stop_requested;
 	return open_campaign(e, o, err);
 }
 
@@ -166,8 +175,18 @@ static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 	return rc;
 }
 
+static int finish_dry_run(struct campaign_env *e)
+{
+	printf("# dry run: %lu trials printed above; nothing was measured or stored.\n"
+	       "# Bisection and criteria that depend on measured numbers are not shown.\n",
+	       e->runner.measured);
+	return HX_EXIT_OK;
+}
+
 static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
 {
+	if (o->dry_run)
+		return finish_dry_run(e);
 	struct hx_outcome *out = &e->outcome;
 	char summary[256];
 	int code = hx_outcome_exit(e->plan, out);
@@ -234,7 +253,8 @@ int hx_campaign_run(const struct hx_run_opts *o)
 		e.outcome.campaign = e.runner.campaign;
 		hx_progress_note(&e.progress, "campaign %lld: plan %s on %s (%s, firmware %s), db %s",
 				 (long long)e.runner.campaign, e.plan->name, e.testbed_path,
-				 e.runner.desc.rnic_model, e.runner.desc.firmware, o->db_path);
+				 e.runner.desc.rnic_model, e.runner.desc.firmware,
+				 o->dry_run ? "none (dry run)" : o->db_path);
 		rc = run_phases(&e, &err);
 		hx_progress_end(&e.progress);
 		e.outcome.trials = e.runner.measured + e.runner.cached;

@@ -72,6 +72,7 @@ struct hx_run_opts {
 	const char *testbed_path; /* NULL: the plan's testbed */
 	const char *db_path;
 	bool resume, json, quiet;
+	bool dry_run;             /* print the testbed's commands per trial; store nothing */
 	const char *junit_path;   /* NULL: none */
 	unsigned jobs;
 };

@@ -27,7 +27,7 @@ int hx_cmd_not_built(int argc, char **argv)
 const struct hx_command hx_commands[] = {
 	{ "run", "run a qualification campaign from a plan (walls, criteria)",
 	  "usage: scalacn run PLAN [--testbed FILE] [--db FILE] [--resume] [--jobs N]\n"
-	  "                   [--json] [--quiet] [--junit FILE]\n\n"
+	  "                   [--json] [--quiet] [--junit FILE] [--dry-run]\n\n"
 	  "Runs a campaign: baseline per verb and metric, enumeration of the plan's component\n"
 	  "space, wall search along every scale dimension (geometric sweep, then bisection to\n"
 	  "the knee), then the plan's qualification criteria. Every trial is committed to the\n"
@@ -39,7 +39,9 @@ const struct hx_command hx_commands[] = {
 	  "  --jobs N        trials in parallel (1..64; a single host pair runs one at a time)\n"
 	  "  --json          print the outcome as JSON on stdout\n"
 	  "  --quiet         no progress on stderr\n"
-	  "  --junit FILE    write one JUnit testcase per criterion (and per wall in range)\n\n"
+	  "  --junit FILE    write one JUnit testcase per criterion (and per wall in range)\n"
+	  "  --dry-run       print every command the testbed would run per trial, in order,\n"
+	  "                  and run none (testbeds that run commands: kind perftest)\n\n"
 	  "Exit: 0 qualified, 1 a criterion failed or a wall lies inside the qualified range\n"
 	  "(or the budget ran out), 2 usage/config error, 3 testbed error, 130 interrupted\n"
 	  "(resume with --resume). NO_COLOR turns colour off.\n",

@@ -131,6 +131,28 @@ static int measure_and_store(struct hx_runner *r, const struct gen_levels *l, co
 	return 0;
 }
 
+/* A dry run: the testbed prints what it would run; nothing is stored. */
+static int dry_trial(struct hx_runner *r, const struct gen_levels *l, const char *key,
+		     struct hx_trial_out *out, struct scn_error *err)
+{
+	struct gen_traffic t;
+	struct tb_sample s;
+	int rc = ensure_rules(r, l, err);
+
+	if (rc < 0)
+		return rc;
+	gen_traffic_from_levels(l, &t);
+	rc = tb_measure(r->tb, &t, gen_hash64(key, strlen(key), r->seed), &s, err);
+	if (rc < 0)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	to_res_sample(&s, &out->sample);
+	r->measured++;
+	if (r->progress)
+		hx_progress_trial(r->progress, 0, false);
+	return 0;
+}
+
 int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
 	     struct hx_trial_out *out, struct scn_error *err)
 {
@@ -140,6 +162,8 @@ int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 	int rc;
 
 	hx_trial_key(l, repeat, r->desc.identity, key);
+	if (r->dry_run)
+		return dry_trial(r, l, key, out, err);
 	rc = res_trial_get(r->db, key, &tr, err);
 	if (rc == 0) {
 		out->id = tr.id;

@@ -32,7 +32,7 @@ struct hx_runner {
 	/* state */
 	struct gen_rules *rules;       /* currently applied */
 	char rules_key[33];            /* key of the levels the applied rules came from */
-	bool rules_failed;             /* generator refused the current levels */
+	bool dry_run;                  /* print commands only: no store, numbers are NAN */
 	double cost_s;                 /* testbed-seconds of this campaign's trials */
 	unsigned long measured, cached;
 };

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -135,6 +136,34 @@ static void test_cli_config_error_has_position(void **state)
 	e2e_rmdir(dir);
 }
 
+static void test_cli_dry_run_prints_command_plan(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char db[256];
+	struct e2e_run r;
+	const char *args[] = { "run", e2e_src("examples/plans/quickstart.yaml"), "--testbed",
+			       e2e_src("examples/testbeds/lab-two-hosts.yaml"), "--db", db,
+			       "--dry-run", "--quiet", NULL };
+	const char *sim[] = { "run", e2e_src("examples/plans/quickstart.yaml"), "--db", db,
+			      "--dry-run", "--quiet", NULL };
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/never.db", dir);
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.out, "trial 1:"));
+	assert_non_null(strstr(r.out, "tc -force -batch"));
+	assert_non_null(strstr(r.out, "ib_write_bw"));
+	/* the server starts before the client, after the counters are read */
+	assert_true(strstr(r.out, "LISTEN") > strstr(r.out, "ib_write_bw"));
+	assert_non_null(strstr(r.out, "nothing was measured or stored"));
+	assert_int_equal(access(db, F_OK), -1);
+	e2e_run_free(&r);
+	/* the simulated testbed runs no commands: a dry run there is a config error */
+	assert_int_equal(e2e_scalacn_run(&r, sim), 2);
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_cli_not_built_says_so),
 		cmocka_unit_test(test_cli_enumerate_quickstart),
 		cmocka_unit_test(test_cli_config_error_has_position),
+		cmocka_unit_test(test_cli_dry_run_prints_command_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
