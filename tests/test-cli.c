@@ -4,6 +4,7 @@
  * one-line errors with exit 2 for unknown commands and options, commands not built yet
  * saying so, and enumerate's report on the quickstart plan.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "e2e_util.h"
 
@@ -164,6 +166,66 @@ static void test_cli_dry_run_prints_command_plan(void **state)
 	e2e_rmdir(dir);
 }
 
+/* The CX-7 calibration from the shell: `scalacn measure ... --json` at the four rows of the
+ * public ScalaCN measurements (notes/rnic-mechanisms.md), each within 10%. */
+static double measure_json(const char *verb, const char *size, const char *metric,
+			   const unsigned m[4], const char *qps)
+{
+	static const char *const dims[] = { "client.encap_masks", "client.decap_masks",
+					    "server.encap_masks", "server.decap_masks" };
+	char sets[4][64], q[32];
+	struct e2e_run r;
+	const char *args[] = { "measure", "--testbed", e2e_src("examples/testbeds/sim-cx7.yaml"),
+			       "--verb", verb, "--size", size, "--metric", metric, "--set",
+			       "mtu=1024", "--set", "flows=400", "--set", q, "--set", sets[0],
+			       "--set", sets[1], "--set", sets[2], "--set", sets[3], "--json",
+			       NULL };
+	struct json_object *root, *v;
+	double value;
+
+	snprintf(q, sizeof(q), "qps=%s", qps);
+	for (int i = 0; i < 4; i++)
+		snprintf(sets[i], sizeof(sets[i]), "%s=%u", dims[i], m[i]);
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, strcmp(metric, "bw") ? "lat_median_us" : "bw_mib_s", &v));
+	value = json_object_get_double(v);
+	json_object_put(root);
+	e2e_run_free(&r);
+	return value;
+}
+
+static void test_cli_measure_reproduces_cx7_calibration(void **state)
+{
+	static const struct {
+		unsigned m[4];
+		double send_bw, send_lat, write_bw, write_lat; /* MiB/s, us */
+	} rows[] = {
+		{ { 0, 0, 0, 0 }, 21118, 2.74, 21115, 2.76 },
+		{ { 0, 0, 0, 20 }, 11224, 4.49, 11852, 4.10 },
+		{ { 20, 0, 0, 20 }, 11187, 5.23, 11312, 5.38 },
+		{ { 20, 100, 80, 80 }, 3176, 22.02, 3221, 20.14 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		double got[4] = {
+			measure_json("send", "8M", "bw", rows[i].m, "4"),
+			measure_json("send", "2", "lat", rows[i].m, "1"),
+			measure_json("write", "8M", "bw", rows[i].m, "4"),
+			measure_json("write", "2", "lat", rows[i].m, "1"),
+		};
+		double want[4] = { rows[i].send_bw, rows[i].send_lat, rows[i].write_bw,
+				   rows[i].write_lat };
+
+		for (int k = 0; k < 4; k++) {
+			print_message("row %zu value %d: %.2f (measured %.2f)\n", i, k, got[k], want[k]);
+			assert_true(fabs(got[k] / want[k] - 1.0) <= 0.10);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_cli_enumerate_quickstart),
 		cmocka_unit_test(test_cli_config_error_has_position),
 		cmocka_unit_test(test_cli_dry_run_prints_command_plan),
+		cmocka_unit_test(test_cli_measure_reproduces_cx7_calibration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
