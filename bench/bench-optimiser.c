@@ -6,7 +6,10 @@
  * and after 1 s ticks of the optimiser, their ratio, the CPU time of a tick (and of feeding
  * it the per-second counters) as % of one core, and heap bytes per rule.
  * Assumes flows never overlap (distinct /32 destinations, as OVS megaflows), so the only
- * lever is the order of masks and the hyper mask. Deterministic: everything from one seed.
+ * lever is the order of masks and the hyper mask; the last case adds one catch-all default
+ * rule that overlaps every flow. Churn cases replace flows every second: the precedence
+ * between masks is then maintained per rule change (in "feeding") and the tick only reads
+ * it. Deterministic: everything from one seed.
  */
 #include <math.h>
 #include <stdint.h>
@@ -92,8 +95,28 @@ struct workload {
 };
 
 /* Build the table for W, run SECONDS ticks of counters + tick + apply, print one block. */
-static int run_case(const char *name, const struct workload *w, uint32_t hyper_capacity)
+/* Replace CHURN flows (uniformly chosen popularity slots) with new rules on random masks,
+ * as flows depart and arrive (the agent deletes and adds rules before its tick). */
+static void churn_flows(struct opt_table *t, const struct workload *w, uint32_t churn,
+			uint64_t now, uint32_t *next_id, uint64_t *s)
 {
+	for (uint32_t c = 0; c < churn; c++) {
+		uint32_t j = (uint32_t)(rng_next(s) % FLOWS), id = (*next_id)++;
+
+		opt_table_del_rule(t, w->rules[j].id);
+		make_rule(id - 1, (uint32_t)(rng_next(s) % MASKS), s, &w->rules[j]);
+		w->rules[j].v[OPT_F_IP_DST] = 0x0b000000u + id; /* distinct from every other */
+		memcpy(w->pkts[j].v, w->rules[j].v, sizeof(w->pkts[j].v));
+		opt_table_add_rule(t, &w->rules[j], now);
+	}
+}
+
+static int run_case(const char *name, const struct workload *w, uint32_t hyper_capacity,
+		    uint32_t churn, bool catch_all)
+{
+	struct opt_rule dflt = { .id = UINT32_MAX, .priority = 1000 }; /* matches everything */
+	uint32_t next_id = FLOWS + 1;
+	uint64_t cs = 99;
 	double static_probes, opt_probes, tick_cpu = 0, feed_cpu = 0, worst_tick = 0;
 	double *carry = calloc(FLOWS, sizeof(*carry));
 	struct opt_table_stats st;
@@ -110,12 +133,15 @@ static int run_case(const char *name, const struct workload *w, uint32_t hyper_c
 	for (uint32_t i = 0; i < FLOWS; i++)
 		if (opt_table_add_rule(t, &w->rules[i], 0) < 0)
 			return -1;
+	if (catch_all && opt_table_add_rule(t, &dflt, 0) < 0)
+		return -1;
 	static_probes = mean_probes(t, w->rules, w->p);
 	for (uint64_t now = 1; now <= SECONDS; now++) {
 		struct opt_plan *plan = NULL;
 		struct opt_plan_info info;
 		double c0 = cpu_now(), c1, c2;
 
+		churn_flows(t, w, churn, now, &next_id, &cs);
 		for (uint32_t i = 0; i < FLOWS; i++) { /* counters the agent read this second */
 			double want = PPS * w->p[i] + carry[i];
 			uint64_t n = (uint64_t)want;
@@ -140,13 +166,14 @@ static int run_case(const char *name, const struct workload *w, uint32_t hyper_c
 	}
 	opt_probes = mean_probes(t, w->rules, w->p);
 	opt_table_stats(t, &st);
-	printf("%s (hyper capacity %u):\n", name, hyper_capacity);
+	printf("%s (hyper capacity %u, churn %u flows/s%s):\n", name, hyper_capacity, churn,
+	       catch_all ? ", plus a catch-all default rule" : "");
 	printf("  mean masks probed per packet: static %.2f, optimised %.2f, ratio %.2fx\n",
 	       static_probes, opt_probes, static_probes / opt_probes);
 	printf("  hyper entries %u, masks %u, rule updates spent %llu, last change at %u s\n",
 	       st.hyper_entries, st.masks, (unsigned long long)cost, last_change);
 	printf("  tick CPU: mean %.3f%% of one core (worst tick %.3f%%); feeding counters "
-	       "%.3f%%\n", 100.0 * tick_cpu / SECONDS, 100.0 * worst_tick,
+	       "(and churn) %.3f%%\n", 100.0 * tick_cpu / SECONDS, 100.0 * worst_tick,
 	       100.0 * feed_cpu / SECONDS);
 	printf("  memory: %.0f bytes per rule (%llu bytes for %u rules)\n",
 	       (double)st.bytes / st.rules, (unsigned long long)st.bytes, st.rules);
@@ -181,9 +208,13 @@ int main(void)
 	}
 	printf("bench-optimiser: %d flows, %d masks (uniform), Zipf(1.0), %.0f pkt/s, %d ticks "
 	       "of 1 s\n", FLOWS, MASKS, PPS, SECONDS);
-	rc = run_case("hyper + cascading masks", &w, 1024);
+	rc = run_case("hyper + cascading masks", &w, 1024, 0, false);
 	if (rc == 0)
-		rc = run_case("cascading masks only", &w, 0);
+		rc = run_case("cascading masks only", &w, 0, 0, false);
+	if (rc == 0) /* changes rules: last */
+		rc = run_case("hyper + cascading masks", &w, 1024, 20, false);
+	if (rc == 0) /* a default rule overlaps every flow: its mask has no field in common */
+		rc = run_case("hyper + cascading masks", &w, 1024, 20, true);
 	free(w.rules);
 	free(w.pkts);
 	free(w.p);

@@ -14,18 +14,36 @@
  *   service   1       L / (1 + k*x)                                    L k         (L, k > 0)
  *   service2  2       L / (1 + k1*x + k2*y)                            L k1 k2     (all > 0)
  *   knee      1       l + (h - l) / (1 + exp((x - x0) / w))            h l x0 w    (w > 0)
+ *   cap       1       L / smax(1, c + k*v(x), c)                       L c k s     (all > 0)
+ *   cap2      2       L / smax(1, c + k1*v(x), c + k2*v(y))            L c k1 k2 s (all > 0)
+ *   walk      1       a + b*v(x)                                       a b s       (s > 0)
+ *   walk2     2       a + b*v(x) + c*v(y)                              a b c s     (s > 0)
+ *
+ *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
+ *          masks: the hit probe (one mask), then a walk that saturates at scale s
+ *          (fit_forms_mech.c). Inputs are mask counts: these forms are fitted unscaled.
+ *   smax(t0, t1, t2) = (t0^32 + t1^32 + t2^32)^(1/32), negative t clamped to 0: a smooth max
  *
  * rbf2 and plane are the ScalaCN paper's bandwidth and latency forms. service follows the
  * steering walk (each probed mask adds service time). knee is a capacity cliff; of the two
  * usual shapes (hard corner with power-law decay, smooth logistic drop) it is the smooth
  * logistic: flat at h well before x0, flat at l well after, half-way at x0, 10-90% width
  * ~4.4 w. It is differentiable everywhere, which keeps the least squares well behaved.
+ * cap2 and walk2 follow the simulator's and the RNIC's mechanisms more closely
+ * (fit_forms_mech.c): the message rate is set by the slowest pipeline stage, the wire (1) or
+ * a steering walk (c = the per-packet time without walk relative to the wire's, k per probe),
+ * so bandwidth is flat at L until a walk becomes the bottleneck and then falls as a service
+ * time; latency adds each walk's probes. v(m) makes the walk saturate when masks approach
+ * the number of flows (masks beyond it are never probed) and counts the hit probe; as
+ * s -> infinity and h -> 0 walk2 is the plane. cap and walk are their one-input
+ * restrictions (k2 = 0, c = 0): lifting them is exact.
  *
  * How a fit is done (fit_model_fit):
  *  - Inputs and response are scaled to unit size before fitting: every input is divided by
  *    one common scale sx = max |input| over both inputs (one scale keeps rbf2 isotropic) and
  *    the response by sy = max |y|; parameters are mapped back afterwards (each parameter has a
- *    unit: response, input, 1/input or response/input).
+ *    unit: response, input, 1/input, response/input or none). The mechanism forms (cap, cap2,
+ *    walk, walk2) keep their inputs unscaled (sx = 1): their hit probe is one mask.
  *  - plane and line: ordinary linear least squares (gsl_multifit_linear).
  *  - the others: gsl_multifit_nlinear, trust region, Levenberg-Marquardt with geodesic
  *    acceleration, analytic Jacobians (second directional derivative by GSL's finite
@@ -73,6 +91,10 @@ enum fit_form {
 	FIT_SERVICE,
 	FIT_SERVICE2,
 	FIT_KNEE,
+	FIT_CAP,
+	FIT_CAP2,
+	FIT_WALK,
+	FIT_WALK2,
 	FIT_FORM_COUNT
 };
 

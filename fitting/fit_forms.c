@@ -21,6 +21,13 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			   { "L", "k1", "k2" } },
 	[FIT_KNEE] = { FIT_KNEE, "knee", "l + (h - l) / (1 + exp((x - x0)/w))", 4, 1, false,
 		       { "h", "l", "x0", "w" } },
+	[FIT_CAP] = { FIT_CAP, "cap", "L / smax(1, c + k*v(x), c)", 4, 1, false,
+		      { "L", "c", "k", "s" } },
+	[FIT_CAP2] = { FIT_CAP2, "cap2", "L / smax(1, c + k1*v(x), c + k2*v(y))", 5, 2, false,
+		       { "L", "c", "k1", "k2", "s" } },
+	[FIT_WALK] = { FIT_WALK, "walk", "a + b*v(x)", 3, 1, false, { "a", "b", "s" } },
+	[FIT_WALK2] = { FIT_WALK2, "walk2", "a + b*v(x) + c*v(y)", 4, 2, false,
+			{ "a", "b", "c", "s" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -32,6 +39,13 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 	[FIT_SERVICE] = { { FIT_U_Y, FIT_U_INVX }, { true, true } },
 	[FIT_SERVICE2] = { { FIT_U_Y, FIT_U_INVX, FIT_U_INVX }, { true, true, true } },
 	[FIT_KNEE] = { { FIT_U_Y, FIT_U_Y, FIT_U_X, FIT_U_X }, { false, false, false, true } },
+	[FIT_CAP] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_X }, { true, true, true, true },
+		      true },
+	[FIT_CAP2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_X },
+		       { true, true, true, true, true }, true },
+	[FIT_WALK] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_X }, { false, false, true }, true },
+	[FIT_WALK2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_YPERX, FIT_U_X },
+			{ false, false, false, true }, true },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -74,6 +88,7 @@ double fit_unit_factor(enum fit_unit u, double sx, double sy)
 	case FIT_U_X: return sx;
 	case FIT_U_INVX: return 1.0 / sx;
 	case FIT_U_YPERX: return sy / sx;
+	case FIT_U_ONE: return 1.0;
 	}
 	return 1.0;
 }
@@ -106,6 +121,10 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_SERVICE: return p[0] / (1 + p[1] * x);
 	case FIT_SERVICE2: return p[0] / (1 + p[1] * x + p[2] * y);
 	case FIT_KNEE: return p[1] + (p[0] - p[1]) * logistic_down((x - p[2]) / p[3]);
+	case FIT_CAP:
+	case FIT_CAP2:
+	case FIT_WALK:
+	case FIT_WALK2: return fit_mech_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -160,6 +179,10 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 		g[3] = (p[0] - p[1]) * ds * z / p[3];
 		return;
 	}
+	case FIT_CAP:
+	case FIT_CAP2:
+	case FIT_WALK:
+	case FIT_WALK2: fit_mech_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -244,6 +267,12 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 		return;
 	case FIT_KNEE:
 		guess_knee(n, x, y, p);
+		return;
+	case FIT_CAP:
+	case FIT_CAP2:
+	case FIT_WALK:
+	case FIT_WALK2:
+		fit_mech_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

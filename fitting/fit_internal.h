@@ -10,17 +10,29 @@
 #include "fitting/fit.h"
 
 /* Unit of a parameter: how it changes when inputs are divided by sx and response by sy. */
-enum fit_unit { FIT_U_Y, FIT_U_X, FIT_U_INVX, FIT_U_YPERX };
+enum fit_unit { FIT_U_Y, FIT_U_X, FIT_U_INVX, FIT_U_YPERX, FIT_U_ONE };
 
 struct fit_form_ext {
 	enum fit_unit unit[FIT_MAX_PARAMS];
 	bool positive[FIT_MAX_PARAMS];
+	bool raw_x; /* inputs are fitted unscaled (sx = 1): the form holds a constant in input
+		     * units (the mechanism forms' hit probe: one mask) */
 };
 
 const struct fit_form_ext *fit_form_ext_get(enum fit_form form);
 
 /* Factor f such that p_original = f * p_scaled. */
 double fit_unit_factor(enum fit_unit u, double sx, double sy);
+
+/* Exponent of the p-norm that takes the smooth maximum of the cap forms' stages (fit.h). */
+#define FIT_CAP_SHARPNESS 32.0
+
+/* The mechanism forms (cap, cap2, walk, walk2; fit_forms_mech.c): value, gradient, start.
+ * Called by fit_form_eval / fit_form_grad / fit_form_guess for those forms only. */
+double fit_mech_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_mech_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_mech_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		    double *p);
 
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,

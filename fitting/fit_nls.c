@@ -279,7 +279,7 @@ static int make_ctx(enum fit_form form, const struct fit_data *d, struct fit_ctx
 			c->sx = fmax(c->sx, fabs(d->x[i][j]));
 		c->sy = fmax(c->sy, fabs(d->y[i]));
 	}
-	if (!(c->sx > 0))
+	if (!(c->sx > 0) || c->ext->raw_x)
 		c->sx = 1;
 	if (!(c->sy > 0))
 		c->sy = 1;

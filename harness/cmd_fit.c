@@ -36,7 +36,7 @@ static int parse_forms(const char *cmd, const char *arg, struct fit_cli *o)
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->n_forms == FIT_FORM_COUNT || fit_form_parse(tok, &o->forms[o->n_forms]) < 0)
-			return hx_usage_error(cmd, "--form takes forms among rbf2, plane, service2 "
+			return hx_usage_error(cmd, "--form takes forms among rbf2, plane, service2, cap2, walk2 "
 					      "(comma separated), not '%s'", tok);
 		o->n_forms++;
 	}
@@ -258,7 +258,8 @@ int hx_cmd_fit(int argc, char **argv)
 	for (size_t i = 0; i < o.n_forms; i++)
 		if (fit_form_get(o.forms[i])->n_inputs != 2)
 			return hx_usage_error("fit", "form %s takes one input; a masks model takes "
-					      "two (rbf2, plane, service2)", fit_form_name(o.forms[i]));
+					      "two (rbf2, plane, service2, cap2, walk2)",
+					      fit_form_name(o.forms[i]));
 	if ((rc = open_db(o.db, &db)))
 		return rc;
 	rc = hx_fit_collect(db, o.rnic, o.verb, o.metric, &set, &err);

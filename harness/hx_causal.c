@@ -20,101 +20,14 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <gsl/gsl_cdf.h>
 
 #include "harness/hx_campaign.h"
 #include "harness/hx_causal.h"
 
 #define MAX_FOUND 8
-
-void hx_analysis_note(struct hx_analysis *a, const char *fmt, ...)
-{
-	char buf[160];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (unsigned i = 0; i < a->n_notes; i++)
-		if (!strcmp(a->notes[i], buf))
-			return;
-	if (a->n_notes < HX_MAX_NOTES)
-		snprintf(a->notes[a->n_notes++], sizeof(a->notes[0]), "%s", buf);
-}
-
-uint32_t hx_cause_bits(const struct hx_plan *p, const struct hx_cause *c)
-{
-	uint32_t bits = 0;
-
-	for (unsigned i = 0; i < p->n_dims; i++)
-		for (unsigned k = 0; k < c->n_members; k++)
-			if (p->dims[i].dim == c->members[k])
-				bits |= 1u << i;
-	return bits;
-}
-
-struct hx_cause *hx_analysis_add(struct hx_analysis *a, const struct hx_plan *p,
-				 enum topo_verb v, enum gen_metric m, uint32_t members,
-				 const struct gen_levels *at)
-{
-	struct hx_cause *c;
-
-	for (unsigned i = 0; i < a->n_causes; i++)
-		if (a->causes[i].verb == v && a->causes[i].metric == m &&
-		    hx_cause_bits(p, &a->causes[i]) == members)
-			return &a->causes[i];
-	if (a->n_causes >= HX_MAX_CAUSES)
-		return NULL;
-	c = &a->causes[a->n_causes++];
-	memset(c, 0, sizeof(*c));
-	c->verb = v;
-	c->metric = m;
-	c->effect = c->effect_lo = c->effect_hi = NAN;
-	for (unsigned i = 0; i < p->n_dims && c->n_members < HX_CAUSE_MAX_MEMBERS; i++) {
-		if (!(members & (1u << i)))
-			continue;
-		c->members[c->n_members] = p->dims[i].dim;
-		c->at[c->n_members] = gen_levels_get(at, p->dims[i].dim);
-		c->wall[c->n_members] = c->last_good[c->n_members] = NAN;
-		c->n_members++;
-	}
-	return c;
-}
-
-void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r)
-{
-	for (unsigned i = 0; i < r->n && c->n_ids < HX_CAUSE_MAX_IDS; i++) {
-		bool dup = false;
-
-		for (unsigned j = 0; j < c->n_ids && !dup; j++)
-			dup = c->ids[j] == r->ids[i];
-		if (!dup && r->ids[i] > 0)
-			c->ids[c->n_ids++] = r->ids[i];
-	}
-}
-
-void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
-		     const struct hx_point_result *without, struct hx_cause *c)
-{
-	double y = with->s.mean, y0 = without->s.mean, se, t;
-	size_t n = with->s.n < without->s.n ? with->s.n : without->s.n;
-
-	if (!(y0 > 0) || !isfinite(y0) || !isfinite(y) || !(y > 0)) {
-		c->effect = c->effect_lo = c->effect_hi =
-			m == GEN_METRIC_BW && y0 > 0 && isfinite(y) ? y / y0 - 1 : NAN;
-		return;
-	}
-	se = sqrt(with->s.sd * with->s.sd / ((double)with->s.n * y * y) +
-		  without->s.sd * without->s.sd / ((double)without->s.n * y0 * y0));
-	t = n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 12.7;
-	c->effect = y / y0 - 1;
-	c->effect_lo = exp(log(y / y0) - t * se) - 1;
-	c->effect_hi = exp(log(y / y0) + t * se) - 1;
-}
 
 /* ---- cct ------------------------------------------------------------------------------- */
 
@@ -445,6 +358,46 @@ static int cct_from(struct cct *x, const struct gen_levels *at)
 	return rc;
 }
 
+/* The stress point shows nothing: try each non-scale dimension (at neutral) at the other
+ * levels of its axis; keep the level that makes the point symptomatic with the highest
+ * degradation (a context such as small pages that a scale dimension needs to collapse). */
+static int context_levels(struct cct *x, struct gen_levels *stress, bool *present)
+{
+	double axis[HX_PLAN_MAX_LEVELS + 1];
+
+	*present = false;
+	for (unsigned i = 0; i < x->p->n_dims; i++) {
+		const struct hx_plan_dim *d = &x->p->dims[i];
+		unsigned n = hx_causal_axis(d, axis);
+		double best = d->neutral, worst = -INFINITY;
+
+		if (d->scale || gen_levels_get(stress, d->dim) != d->neutral)
+			continue;
+		for (unsigned k = 0; k < n; k++) {
+			const struct hx_point_result *r;
+			struct gen_levels l = *stress;
+			struct hx_symptom s;
+			double degr;
+			int rc;
+
+			if (axis[k] == d->neutral || gen_levels_set(&l, d->dim, axis[k], NULL) < 0)
+				continue;
+			if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
+				return rc;
+			degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
+			if (s.present && degr > worst) {
+				worst = degr;
+				best = axis[k];
+			}
+		}
+		if (best != d->neutral) {
+			gen_levels_set(stress, d->dim, best, NULL);
+			*present = true;
+		}
+	}
+	return 0;
+}
+
 static int cct_baseline(struct cct *x)
 {
 	const struct hx_point_result *r;
@@ -457,6 +410,8 @@ static int cct_baseline(struct cct *x)
 	for (unsigned i = 0; i < x->p->n_dims; i++)
 		gen_levels_set(&stress, x->p->dims[i].dim, hx_causal_extreme(&x->p->dims[i]), NULL);
 	if ((rc = judge(x, &stress, &s, &undecided, &r)) < 0)
+		return rc;
+	if (!s.present && (rc = context_levels(x, &stress, &s.present)) < 0)
 		return rc;
 	if (s.present)
 		return cct_from(x, &stress);
@@ -492,15 +447,22 @@ int hx_causal_cct(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
 		  enum hx_strategy s, struct hx_analysis *a, struct scn_error *err)
 {
+	struct hx_outcome *ro = malloc(sizeof(*ro)); /* baselines without outliers */
 	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->strategy = s;
+	if (!ro)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	memcpy(ro, o, sizeof(*ro));
+	for (unsigned b = 0; b < ro->n_baselines; b++)
+		hx_causal_robust(&ro->baselines[b].r);
 	switch (s) {
-	case HX_STRATEGY_BRUTE: rc = hx_strategy_brute(e, p, o, a, err); break;
-	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, o, a, err); break;
-	default: rc = hx_causal_cct(e, p, o, a, err); break;
+	case HX_STRATEGY_BRUTE: rc = hx_strategy_brute(e, p, ro, a, err); break;
+	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, ro, a, err); break;
+	default: rc = hx_causal_cct(e, p, ro, a, err); break;
 	}
+	free(ro);
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);
 	a->cost_s = hx_eval_cost(e);

@@ -12,9 +12,11 @@
  * share one trial cache.
  *
  *   cct     stress point S (scale dimensions at their highest level, the others neutral, then
- *           each non-scale dimension moved to a level the sensitivity analysis shows to make
- *           the symptom significantly worse); local sensitivity analysis (hx_lsa.c) picks
- *           the candidates; a permutation-removal walk (hx_removal.c) finds a 1-minimal
+ *           each non-scale dimension moved to a level that makes the symptom significantly
+ *           worse, or that makes S symptomatic at all); local sensitivity analysis (hx_lsa.c)
+ *           picks and orders the candidates; a dimension LSA cannot see (a saturated wall:
+ *           every trial times out one level lower too) is still walked when the candidates
+ *           do not explain the symptom; a permutation-removal walk (hx_removal.c) finds a 1-minimal
  *           set, which is explained away (set neutral) before looking for the next cause; each
  *           cause is then re-examined at its isolation point (S with every other cause
  *           removed) with all the plan's removal orders: confidence = share of orders that
@@ -28,6 +30,9 @@
  * Points are requested as levels; a point the generators cannot build (more masks than flows,
  * more encap contexts than flows) is repaired by raising flows to the smallest level that
  * builds (hx_causal_repair). Causal sets are stated in requested levels.
+ *
+ * Every point result (and baseline) is judged without its outlier repeats
+ * (hx_causal_robust), and a removal only "cures" when it moves the metric beyond noise.
  *
  * Assumes: a dimension is "removed" at its plan neutral level; larger |level - neutral| on an
  * ordered dimension is more demanding. The harness never reads testbed internals.
@@ -72,6 +77,12 @@ int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *pha
 unsigned long hx_eval_points(const struct hx_eval *e);
 unsigned long hx_eval_trials(const struct hx_eval *e);
 double hx_eval_cost(const struct hx_eval *e);
+
+/* Recompute R's summary without outliers among its repeats (farther than 4 MADs and 10% from
+ * the median; at least 3 values kept, only when no trial failed): one trial in a hundred
+ * that runs 1.5x slow must not decide a symptom. The evaluator applies it to every point;
+ * hx_causal_run to the baselines. x[] and ids[] stay as measured. */
+void hx_causal_robust(struct hx_point_result *r);
 
 /* Raise flows so that L builds (masks <= flows, encap_contexts <= flows). */
 void hx_causal_repair(struct gen_levels *l);

@@ -164,6 +164,7 @@ int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *pha
 		s->r = NULL;
 		return rc;
 	}
+	hx_causal_robust(s->r);
 	s->k1 = k1;
 	s->k2 = k2;
 	e->used++;
@@ -172,6 +173,38 @@ int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *pha
 	assert(e->used * 2 <= e->cap);
 	*out = s->r;
 	return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void hx_causal_robust(struct hx_point_result *r)
+{
+	double v[HX_MAX_REPEATS], dev[HX_MAX_REPEATS], keep[HX_MAX_REPEATS], med, mad;
+	size_t n = r->n, k = 0;
+
+	if (r->failed || n < 4)
+		return;
+	memcpy(v, r->x, n * sizeof(*v));
+	med = median(v, n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(r->x[i] - med);
+	mad = 1.4826 * median(dev, n);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(r->x[i] - med) <= 4 * mad || fabs(r->x[i] - med) <= 0.1 * fabs(med))
+			keep[k++] = r->x[i];
+	if (k < n && k >= 3)
+		hx_summarise(keep, k, &r->s);
 }
 
 /* 97.5% quantile of Student's t with the smaller sample's degrees of freedom. */

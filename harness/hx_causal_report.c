@@ -1,19 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hx_causal_report: causes into the store (one symptom row per cause, the cause linked to
- * it), and the analysis as a table for people and as JSON for programs.
+ * hx_causal_report: the analysis record (notes, causes merged by member set, evidence ids,
+ * effect with its interval), causes into the store (one symptom row per cause, the cause
+ * linked to it), and the analysis as a table for people and as JSON for programs.
  *
  * The store's columns are NOT NULL reals: a number that is not finite (the latency effect of
  * a point whose trials all failed) is stored as 0 and said in the detail text.
  */
+#include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <json-c/json.h>
 
 #include "harness/hx_causal.h"
 #include "harness/hx_point.h"
+
+/* ---- Analysis records ------------------------------------------------------------------- */
+
+void hx_analysis_note(struct hx_analysis *a, const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (unsigned i = 0; i < a->n_notes; i++)
+		if (!strcmp(a->notes[i], buf))
+			return;
+	if (a->n_notes < HX_MAX_NOTES)
+		snprintf(a->notes[a->n_notes++], sizeof(a->notes[0]), "%s", buf);
+}
+
+uint32_t hx_cause_bits(const struct hx_plan *p, const struct hx_cause *c)
+{
+	uint32_t bits = 0;
+
+	for (unsigned i = 0; i < p->n_dims; i++)
+		for (unsigned k = 0; k < c->n_members; k++)
+			if (p->dims[i].dim == c->members[k])
+				bits |= 1u << i;
+	return bits;
+}
+
+struct hx_cause *hx_analysis_add(struct hx_analysis *a, const struct hx_plan *p,
+				 enum topo_verb v, enum gen_metric m, uint32_t members,
+				 const struct gen_levels *at)
+{
+	struct hx_cause *c;
+
+	for (unsigned i = 0; i < a->n_causes; i++)
+		if (a->causes[i].verb == v && a->causes[i].metric == m &&
+		    hx_cause_bits(p, &a->causes[i]) == members)
+			return &a->causes[i];
+	if (a->n_causes >= HX_MAX_CAUSES)
+		return NULL;
+	c = &a->causes[a->n_causes++];
+	memset(c, 0, sizeof(*c));
+	c->verb = v;
+	c->metric = m;
+	c->effect = c->effect_lo = c->effect_hi = NAN;
+	for (unsigned i = 0; i < p->n_dims && c->n_members < HX_CAUSE_MAX_MEMBERS; i++) {
+		if (!(members & (1u << i)))
+			continue;
+		c->members[c->n_members] = p->dims[i].dim;
+		c->at[c->n_members] = gen_levels_get(at, p->dims[i].dim);
+		c->wall[c->n_members] = c->last_good[c->n_members] = NAN;
+		c->n_members++;
+	}
+	assert(c->n_members >= 1 && c->n_members <= HX_CAUSE_MAX_MEMBERS);
+	return c;
+}
+
+void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r)
+{
+	for (unsigned i = 0; i < r->n && c->n_ids < HX_CAUSE_MAX_IDS; i++) {
+		bool dup = false;
+
+		for (unsigned j = 0; j < c->n_ids && !dup; j++)
+			dup = c->ids[j] == r->ids[i];
+		if (!dup && r->ids[i] > 0)
+			c->ids[c->n_ids++] = r->ids[i];
+	}
+}
+
+void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
+		     const struct hx_point_result *without, struct hx_cause *c)
+{
+	double y = with->s.mean, y0 = without->s.mean, se, t;
+	size_t n = with->s.n < without->s.n ? with->s.n : without->s.n;
+
+	if (!(y0 > 0) || !isfinite(y0) || !isfinite(y) || !(y > 0)) {
+		c->effect = c->effect_lo = c->effect_hi =
+			m == GEN_METRIC_BW && y0 > 0 && isfinite(y) ? y / y0 - 1 : NAN;
+		return;
+	}
+	se = sqrt(with->s.sd * with->s.sd / ((double)with->s.n * y * y) +
+		  without->s.sd * without->s.sd / ((double)without->s.n * y0 * y0));
+	t = n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 12.7;
+	c->effect = y / y0 - 1;
+	c->effect_lo = exp(log(y / y0) - t * se) - 1;
+	c->effect_hi = exp(log(y / y0) + t * se) - 1;
+}
+
+/* ---- Store and reports ------------------------------------------------------------------ */
 
 static double fin(double x)
 {

@@ -48,7 +48,6 @@ int hx_cmd_run(int argc, char **argv);
 int hx_cmd_trials(int argc, char **argv);
 int hx_cmd_status(int argc, char **argv);
 int hx_cmd_export_csv(int argc, char **argv);
-int hx_cmd_not_built(int argc, char **argv);
 int hx_cmd_perftest(int argc, char **argv); /* cmd_perftest.c */
 
 #endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hx_commands: the table of `scalacn` commands with their help texts. Commands whose
- * issue has not landed yet are listed and say so plainly when run (exit 2).
+ * hx_commands: the table of `scalacn` commands with their help texts.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,20 +8,7 @@
 #include "harness/hx_causal.h"
 #include "harness/hx_cli.h"
 #include "harness/hx_fit.h"
-
-int hx_cmd_not_built(int argc, char **argv)
-{
-	(void)argc;
-	fprintf(stderr,
-		"scalacn: '%s' is not built yet in scalacn %s; see README.md \"Status\" for what works today\n",
-		argv[0], SCALACN_VERSION);
-	return HX_EXIT_USAGE;
-}
-
-#define NOT_BUILT(name, summary)                                                       \
-	{ name, summary " (not built yet)",                                            \
-	  "usage: scalacn " name "\n\n" summary ".\nNot built yet in this version.\n", \
-	  hx_cmd_not_built }
+#include "harness/hx_replay.h"
 
 const struct hx_command hx_commands[] = {
 	{ "run", "run a qualification campaign from a plan (walls, criteria)",
@@ -107,15 +93,17 @@ const struct hx_command hx_commands[] = {
 	  "+ client.decap_masks, y = masks on the remote (server) host = server.encap_masks +\n"
 	  "server.decap_masks. Only ok trials at the most common setting of the other dimensions\n"
 	  "(flows, msg_size, ...) and firmware are used; the trials of one (x, y) count as one\n"
-	  "point, their median. Forms: rbf2, service2, plane (bw); plane, rbf2, service2 (lat);\n"
+	  "point, their median. Forms: rbf2, service2, plane, cap2 (bw); plane, rbf2, service2,\n"
+	  "walk2 (lat);\n"
 	  "chosen by AICc, cross-validation breaking ties. Prints per model: form, parameters with\n"
 	  "standard errors, R^2, RMSE, held-out bias (max, mean), why the form won, the domain.\n\n"
 	  "  --db FILE      results database (default: scalacn.db)\n"
 	  "  --rnic MODEL   only this RNIC model (as campaigns recorded it)\n"
 	  "  --verb V       only this verb (send, write, read)\n"
 	  "  --metric M     only bw or lat\n"
-	  "  --form F,...   candidate forms (rbf2, plane, service2); a single form is fitted\n"
-	  "                 alone, which works with few points (a plane through 4)\n"
+	  "  --form F,...   candidate forms (rbf2, plane, service2, cap2, walk2); a single\n"
+	  "                 form is fitted alone, which works with few points (a plane\n"
+	  "                 through 4)\n"
 	  "  --seed N       seed of the fit's starts and cross-validation folds (default 1)\n"
 	  "  --json         print the stored models as JSON\n\n"
 	  "Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
@@ -136,8 +124,30 @@ const struct hx_command hx_commands[] = {
 	  "inside. yaml: a rendering for people. Knee models are not exported to agents (the\n"
 	  "optimiser's knee is another shape).\n",
 	  hx_cmd_export },
-	NOT_BUILT("gen-trace", "write a synthetic flow trace"),
-	NOT_BUILT("replay", "replay a flow trace through the runtime optimiser"),
+	{ "gen-trace", "write a synthetic flow trace",
+	  "usage: scalacn gen-trace --flows N --popularity zipf:S|uniform --duration SECONDS\n"
+	  "                         --churn RATE --seed N -o FILE [--masks M] [--pps P]\n\n"
+	  "Writes a flow trace (CSV: time,flow,mask,packets; one row per flow and second, or\n"
+	  "per flow segment when it arrives or departs inside a second). N concurrent flows\n"
+	  "share P packets per second (default 1e6) by popularity (Zipf rank S, or uniform);\n"
+	  "RATE flow replacements per second (a Poisson process: a random flow departs, a new\n"
+	  "one arrives in its popularity slot, on a mask drawn from M, default 64). Same seed,\n"
+	  "same file. -o - writes to stdout.\n",
+	  hx_cmd_gen_trace },
+	{ "replay", "replay a flow trace through the runtime optimiser and baselines",
+	  "usage: scalacn replay --trace FILE [--model FILE] [--rnic MODEL] [--testbed FILE]\n"
+	  "                      [--hyper N] [--admission HITS] [--idle-timeout S] [--masks M]\n"
+	  "                      [--verb V] [--seed N]\n\n"
+	  "Replays a flow trace (CSV: time,flow[,mask],packets) second by second through the\n"
+	  "optimiser (model file from 'scalacn export'; without one it plans every tick) and\n"
+	  "three baselines: static insertion order, OVS-style ranking of masks by hits every\n"
+	  "1 s, and an exact-match cache with 1/100 insertion. Prints per policy the masks\n"
+	  "probed per packet (mean, p99), rule updates per second, front-cache (hyper mask /\n"
+	  "EMC) hit rate and CPU per tick, and the optimiser's memory per rule. With --testbed\n"
+	  "each policy's final table (flows of the last 10 s) is programmed on the testbed\n"
+	  "(server receive path) and its bandwidth and latency are printed side by side.\n"
+	  "Without a mask column masks come from the flow keys (--masks M, default 64).\n",
+	  hx_cmd_replay },
 	{ "perftest", "parse or import saved perftest output",
 	  "usage: scalacn perftest parse FILE... [--json] [--gbits]\n"
 	  "       scalacn perftest import FILE... --db DB [--gbits] [--rnic MODEL]\n\n"

@@ -25,12 +25,15 @@
  *
  * ---- Fitting (hx_fit_group) --------------------------------------------------------------
  * Candidate forms (fit_select: AICc, cross-validation as tie-breaker), two-input forms only:
- *     bw:  rbf2, service2, plane        lat: plane, rbf2, service2
+ *     bw:  rbf2, service2, plane, cap2        lat: plane, rbf2, service2, walk2
+ * (cap2 and walk2 follow the mechanisms: the slowest pipeline stage, steering walks that
+ * saturate when masks approach the flows; fitting/fit.h.)
  * other metrics: every two-input form. A caller may force one form (or its own list); with
  * one form it is fitted alone (fit_model_fit), which also works with too few points for
  * AICc (e.g. four points and a plane).
  * When only one input varies (a campaign that swept the server's masks alone), the forms'
- * one-input restrictions (plane -> line, rbf2 -> rbf1, service2 -> service) are fitted in
+ * one-input restrictions (plane -> line, rbf2 -> rbf1, service2 -> service, cap2 -> cap,
+ * walk2 -> walk) are fitted in
  * that input and lifted back to the two-input form with the other input's term fixed: zero
  * slope / zero k for the constant input, or the rbf2 centre at its constant value; fixed
  * parameters have standard error 0. The domain then pins the constant input (lo == hi), so
@@ -49,7 +52,8 @@
  * ---- Export to the optimiser (hx_fit_export) ----------------------------------------------
  * The file format and parameter orders are those of optimiser/scalacn-opt.h. They equal
  * fitting's for rbf2, rbf1, plane and line; service [L,k] and service2 [L,k1,k2] both map to
- * the optimiser's "service". fitting's knee (a smooth logistic drop h,l,x0,w) is not the
+ * the optimiser's "service"; cap [L,c,k,s] and cap2 [L,c,k1,k2,s] map to the optimiser's
+ * "cap", walk [a,b,s] and walk2 [a,b,c,s] to its "walk" (same orders). fitting's knee (a smooth logistic drop h,l,x0,w) is not the
  * optimiser's knee (flat then linear, [a,b,k]): knee models are NOT exported (listed as
  * skipped). The export takes, per (verb, metric), the newest valid model of the RNIC model
  * (optionally of one firmware). The export's domain is [xlo,xhi,ylo,yhi]; its quality_json

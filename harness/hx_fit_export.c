@@ -54,6 +54,10 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_LINE: *o = OPT_FORM_LINE; return 0;
 	case FIT_SERVICE:
 	case FIT_SERVICE2: *o = OPT_FORM_SERVICE; return 0;
+	case FIT_CAP:
+	case FIT_CAP2: *o = OPT_FORM_CAP; return 0;
+	case FIT_WALK:
+	case FIT_WALK2: *o = OPT_FORM_WALK; return 0;
 	default: return -ENOTSUP;
 	}
 }

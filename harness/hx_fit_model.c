@@ -4,6 +4,7 @@
  * and the one-varying-input case (fit the forms' restrictions, lift them back to two inputs).
  * The rules are documented in hx_fit.h.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,17 +17,17 @@
 
 size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
-	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE };
-	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2 };
+	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2 };
+	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2 };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
 		memcpy(forms, bw, sizeof(bw));
-		return 3;
+		return sizeof(bw) / sizeof(bw[0]);
 	}
 	if (metric && !strcmp(metric, "lat")) {
 		memcpy(forms, lat, sizeof(lat));
-		return 3;
+		return sizeof(lat) / sizeof(lat[0]);
 	}
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++)
 		if (fit_form_get((enum fit_form)f)->n_inputs == 2)
@@ -65,6 +66,8 @@ static int restrict_form(enum fit_form f, enum fit_form *one)
 	case FIT_PLANE: *one = FIT_LINE; return 0;
 	case FIT_RBF2: *one = FIT_RBF1; return 0;
 	case FIT_SERVICE2: *one = FIT_SERVICE; return 0;
+	case FIT_CAP2: *one = FIT_CAP; return 0;
+	case FIT_WALK2: *one = FIT_WALK; return 0;
 	default: return -EINVAL;
 	}
 }
@@ -72,19 +75,30 @@ static int restrict_form(enum fit_form f, enum fit_form *one)
 /*
  * Lift a one-input model M fitted in input V (0 = x, 1 = y) to its two-input form, the other
  * input being constant C0: line [a,b] -> plane (a on V, 0 on the other, b); service [L,k] ->
- * service2 (k on V, 0 on the other); rbf1 [a,b,d,e] -> rbf2 (centre b on V, C0 on the other).
- * The added parameter is fixed, not estimated: standard error and covariance 0.
+ * service2 (k on V, 0 on the other); rbf1 [a,b,d,e] -> rbf2 (centre b on V, C0 on the other);
+ * cap [L,c,k,s] -> cap2 (k on V, 0 on the other); walk [a,b,s] -> walk2 (b on V, 0 on the
+ * other). The added parameter is fixed, not estimated: standard error and covariance 0.
  */
 static void lift(struct fit_model *m, int v, double c0)
 {
-	static const int map_line[2][2] = { { 0, 2 }, { 1, 2 } };
-	static const int map_service[2][2] = { { 0, 1 }, { 0, 2 } };
-	static const int map_rbf[2][4] = { { 0, 1, 3, 4 }, { 0, 2, 3, 4 } };
-	const int *map = m->form == FIT_LINE ? map_line[v] : m->form == FIT_SERVICE ?
-			 map_service[v] : map_rbf[v];
+	static const struct {
+		enum fit_form one, two;
+		int map[2][4]; /* one-input parameter i -> two-input parameter, per V */
+	} lifts[] = {
+		{ FIT_LINE, FIT_PLANE, { { 0, 2 }, { 1, 2 } } },
+		{ FIT_SERVICE, FIT_SERVICE2, { { 0, 1 }, { 0, 2 } } },
+		{ FIT_RBF1, FIT_RBF2, { { 0, 1, 3, 4 }, { 0, 2, 3, 4 } } },
+		{ FIT_CAP, FIT_CAP2, { { 0, 1, 2, 4 }, { 0, 1, 3, 4 } } },
+		{ FIT_WALK, FIT_WALK2, { { 0, 1, 3 }, { 0, 2, 3 } } },
+	};
 	struct fit_model o = *m;
-	enum fit_form two = m->form == FIT_LINE ? FIT_PLANE : m->form == FIT_SERVICE ?
-			    FIT_SERVICE2 : FIT_RBF2;
+	size_t k = 0;
+
+	while (k < sizeof(lifts) / sizeof(lifts[0]) - 1 && lifts[k].one != m->form)
+		k++;
+	assert(lifts[k].one == m->form);
+	const int *map = lifts[k].map[v];
+	enum fit_form two = lifts[k].two;
 
 	m->form = two;
 	m->n_params = fit_form_get(two)->n_params;

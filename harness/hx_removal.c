@@ -30,12 +30,18 @@ static bool persists(const struct hx_plan *p, enum gen_metric m, const struct hx
 	return s.present || undecided;
 }
 
-/* Did removing a dimension change the metric beyond noise (Welch at the plan's significance,
- * or a change in failed trials)? */
-static bool changed(const struct hx_plan *p, const struct hx_point_result *a,
-		    const struct hx_point_result *b)
+/* Did removing a dimension change the metric beyond noise: a change in failed trials, a move
+ * of at least half the plan's threshold (relative to the baseline), or a significant one
+ * (Welch at the plan's significance)? An outlier among the repeats inflates the variance, so
+ * the size of the move counts on its own. */
+static bool changed(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
+		    const struct hx_point_result *a, const struct hx_point_result *b)
 {
+	double thr = m == GEN_METRIC_BW ? p->thresholds.bw_drop : p->thresholds.lat_rise;
+
 	if (a->failed != b->failed)
+		return true;
+	if (base->s.mean > 0 && fabs(a->s.mean - b->s.mean) / base->s.mean >= thr / 2)
 		return true;
 	return hx_welch_p(&a->s, &b->s) < p->thresholds.significance;
 }
@@ -75,7 +81,7 @@ int hx_removal_walk(struct hx_eval *e, const struct hx_plan *p,
 		rc = hx_eval_point(e, &l, "removal", &r, err);
 		if (rc < 0)
 			return rc;
-		if (persists(p, at->metric, base, r) || !changed(p, r_cur, r)) {
+		if (persists(p, at->metric, base, r) || !changed(p, at->metric, base, r_cur, r)) {
 			cur = l;
 			r_cur = r;
 		} else {

@@ -3,8 +3,12 @@
  * Layout queries of the optimiser table: the precedence matrix between masks (which mask
  * must be probed before which, from overlapping rules of different priorities), the per-mask
  * "keep probing" flags, hyper shadow checks, classification and introspection.
- * Assumes precedence is recomputed lazily, per changed mask, against every other mask:
- * O(rules of both masks) per pair via a scratch hash on the masks' common fields.
+ * Assumes precedence is kept incrementally: every rule add/delete adjusts the counts of the
+ * overlapping pairs it forms, found through the anchor hash (the fields all dense masks
+ * share) plus a scan of the few rules of sparse masks lacking them (a catch-all default),
+ * so a change costs its anchor chain plus those rules, and a tick only reads counts.
+ * When dense masks share no field every chain is the whole table: still exact, but
+ * O(rules) per change.
  */
 #include <assert.h>
 #include <errno.h>
@@ -13,75 +17,91 @@
 
 #include "optimiser/opt_priv.h"
 
-/* Scratch entry: the preferred and the least preferred rule of one common-field key. */
-struct group {
-	const struct orule *rep, *min, *max;
-	uint64_t h;
-};
-
-static uint64_t common_hash(const struct orule *r, const uint64_t *c)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	for (int f = 0; f < OPT_F_COUNT; f++) {
-		h ^= r->v[f] & c[f];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static bool same_common(const struct orule *a, const struct orule *b, const uint64_t *c)
+/* Do A and B (of different masks) overlap, i.e. does some packet match both? Values are
+ * already masked, so they must agree on the fields both masks match. */
+static bool overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->v[f] ^ b->v[f]) & c[f])
+		if ((a->v[f] ^ b->v[f]) & a->mask->w[f] & b->mask->w[f])
 			return false;
 	return true;
 }
 
-/* Set prec[X][Y] / prec[Y][X] for one pair of masks; G has room for 2*|X| rounded up. */
-static void pair_precedence(struct opt_table *t, const struct omask *x, const struct omask *y,
-			    struct group *g, size_t ng)
+/* Add DELTA to the count of the pair (A, R) if they overlap: A's mask must precede R's if A
+ * is preferred, R's mask A's otherwise. */
+static void count_pair(struct opt_table *t, const struct orule *a, const struct orule *r,
+		       int delta)
 {
-	uint64_t c[OPT_F_COUNT];
-	bool xy = false, yx = false;
+	uint64_t *c, old;
 
-	if (x->n_rules == 0 || y->n_rules == 0)
-		goto out;
+	if (!overlap(a, r))
+		return;
+	if (opt_rule_less(a, r))
+		c = &t->pairs[(size_t)a->mask->slot * t->slot_cap + r->mask->slot];
+	else
+		c = &t->pairs[(size_t)r->mask->slot * t->slot_cap + a->mask->slot];
+	old = *c;
+	assert(delta > 0 || old >= (uint64_t)-delta);
+	*c = delta > 0 ? old + (uint64_t)delta : old - (uint64_t)-delta;
+	if ((old == 0) != (*c == 0)) /* a precedence edge appeared or vanished */
+		t->flags_stale = true;
+}
+
+/* Add DELTA to the count of every overlapping pair R forms with the rules of other masks.
+ * If R's mask is anchored, the overlapping rules of anchored masks agree with R on the
+ * anchor fields and so sit in R's anchor chain (with some non-overlapping ones, rejected by
+ * overlap()); the unanchored masks are scanned. Otherwise every other mask is scanned. */
+void opt_count_pairs(struct opt_table *t, const struct orule *r, int delta)
+{
+	const struct omask *m = r->mask;
+
+	if (m->anchored && t->by_anchor.n_buckets) {
+		const struct orule *a = t->by_anchor.b[opt_anchor_bucket(t, r)];
+
+		for (; a; a = a->an_next)
+			if (a->mask != m)
+				count_pair(t, a, r, delta);
+	}
+	for (uint32_t i = 0; i < t->n_masks; i++) {
+		const struct omask *x = t->order[i];
+
+		if (x == m || (x->anchored && m->anchored))
+			continue;
+		for (uint32_t j = 0; j < x->n_rules; j++)
+			count_pair(t, x->rules[j], r, delta);
+	}
+}
+
+bool opt_covers_anchor(const struct opt_table *t, const uint64_t *w)
+{
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		c[f] = x->w[f] & y->w[f];
-	memset(g, 0, ng * sizeof(*g));
-	for (uint32_t i = 0; i < x->n_rules; i++) {
-		const struct orule *r = x->rules[i];
-		uint64_t h = common_hash(r, c);
-		size_t j = h & (ng - 1);
+		if ((w[f] & t->anchor[f]) != t->anchor[f])
+			return false;
+	return true;
+}
 
-		while (g[j].rep && !(g[j].h == h && same_common(g[j].rep, r, c)))
-			j = (j + 1) & (ng - 1);
-		if (!g[j].rep) {
-			g[j] = (struct group){ r, r, r, h };
-			continue;
-		}
-		if (opt_rule_less(r, g[j].min))
-			g[j].min = r;
-		if (opt_rule_less(g[j].max, r))
-			g[j].max = r;
-	}
-	for (uint32_t i = 0; i < y->n_rules && !(xy && yx); i++) {
-		const struct orule *r = y->rules[i];
-		uint64_t h = common_hash(r, c);
-		size_t j = h & (ng - 1);
+/* Recompute the anchor from the dense masks and the anchored flags from the anchor; refill
+ * the anchor hash if either changed. O(masks), plus O(rules) on a change. */
+void opt_anchor_update(struct opt_table *t)
+{
+	uint64_t a[OPT_F_COUNT];
+	bool changed;
 
-		while (g[j].rep && !(g[j].h == h && same_common(g[j].rep, r, c)))
-			j = (j + 1) & (ng - 1);
-		if (!g[j].rep)
-			continue;
-		xy = xy || opt_rule_less(g[j].min, r);
-		yx = yx || opt_rule_less(r, g[j].max);
+	memset(a, 0xff, sizeof(a));
+	for (uint32_t i = 0; i < t->n_masks; i++)
+		for (int f = 0; t->order[i]->dense && f < OPT_F_COUNT; f++)
+			a[f] &= t->order[i]->w[f];
+	changed = memcmp(a, t->anchor, sizeof(a)) != 0;
+	memcpy(t->anchor, a, sizeof(a));
+	for (uint32_t i = 0; i < t->n_masks; i++) {
+		struct omask *m = t->order[i];
+		bool in = opt_covers_anchor(t, m->w);
+
+		changed = changed || in != m->anchored;
+		m->anchored = in;
 	}
-out:
-	t->prec[(size_t)x->slot * t->slot_cap + y->slot] = xy;
-	t->prec[(size_t)y->slot * t->slot_cap + x->slot] = yx;
+	if (changed)
+		opt_hash_rebuild(t, H_ANCHOR);
 }
 
 void opt_update_flags(struct opt_table *t)
@@ -91,47 +111,16 @@ void opt_update_flags(struct opt_table *t)
 
 		b->flagged = false;
 		for (uint32_t j = i + 1; j < t->n_masks && !b->flagged; j++)
-			b->flagged = t->prec[(size_t)t->order[j]->slot * t->slot_cap + b->slot];
+			b->flagged = opt_prec(t, t->order[j]->slot, b->slot);
 	}
+	t->flags_stale = false;
 }
 
+/* The pair counts are always exact; only the flags may lag behind them. */
 void opt_refresh_precedence(struct opt_table *t)
 {
-	uint32_t most = 0;
-	size_t ng = 2;
-	struct group *g;
-
-	if (!t->any_dirty)
-		return;
-	for (uint32_t i = 0; i < t->n_masks; i++)
-		if (t->order[i]->n_rules > most)
-			most = t->order[i]->n_rules;
-	while (ng < 2 * (size_t)most)
-		ng *= 2;
-	g = malloc(ng * sizeof(*g));
-	for (uint32_t i = 0; i < t->n_masks; i++) {
-		struct omask *y = t->order[i];
-
-		if (!y->dirty)
-			continue;
-		for (uint32_t j = 0; j < t->n_masks; j++) {
-			struct omask *x = t->order[j];
-
-			if (x == y || (x->dirty && x->slot < y->slot))
-				continue;
-			if (g) {
-				pair_precedence(t, x, y, g, ng);
-			} else { /* no memory: assume both orders are needed (always correct) */
-				t->prec[(size_t)x->slot * t->slot_cap + y->slot] = 1;
-				t->prec[(size_t)y->slot * t->slot_cap + x->slot] = 1;
-			}
-		}
-	}
-	free(g);
-	for (uint32_t i = 0; i < t->n_masks; i++)
-		t->order[i]->dirty = !g;
-	t->any_dirty = !g;
-	opt_update_flags(t);
+	if (t->flags_stale)
+		opt_update_flags(t);
 }
 
 bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
@@ -199,8 +188,9 @@ void opt_table_stats(const struct opt_table *t, struct opt_table_stats *s)
 	memset(s, 0, sizeof(*s));
 	if (!t)
 		return;
-	b += (t->by_id.n_buckets + t->by_key.n_buckets + t->hyper.n_buckets) * sizeof(void *);
-	b += (uint64_t)t->slot_cap * (2 * sizeof(void *) + t->slot_cap);
+	b += (t->by_id.n_buckets + t->by_key.n_buckets + t->hyper.n_buckets +
+	      t->by_anchor.n_buckets) * sizeof(void *);
+	b += (uint64_t)t->slot_cap * (2 * sizeof(void *) + t->slot_cap * sizeof(*t->pairs));
 	for (uint32_t i = 0; i < t->n_masks; i++) {
 		const struct omask *m = t->order[i];
 

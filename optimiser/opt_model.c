@@ -18,7 +18,8 @@
 
 #include "optimiser/opt_model_priv.h"
 
-static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee" };
+static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
+					   "cap", "walk" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -56,6 +57,8 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_RBF1: return n == 4 && p[2] != 0.0;
 	case OPT_FORM_SERVICE: return n == 2 || n == 3;
 	case OPT_FORM_KNEE: return n == 3;
+	case OPT_FORM_CAP: return (n == 4 || n == 5) && p[n - 1] > 0.0;
+	case OPT_FORM_WALK: return (n == 3 || n == 4) && p[n - 1] > 0.0;
 	}
 	return false;
 }
@@ -240,6 +243,27 @@ static const struct mrow *find_row(const struct opt_model *m, const char *verb,
 	return NULL;
 }
 
+/* Probes of a walk over M masks: the hit probe, then saturating at S (scalacn-opt.h: v). */
+static double walk_probes(double m, double s)
+{
+	return -s * expm1(-m / s) + (m > 0 ? 1.0 : 0.0);
+}
+
+/* cap [L,c,k1,(k2,)s]: L over the smooth maximum (p-norm, exponent 32) of 1 and the
+ * stages. */
+static double cap_value(const double *p, size_t np, double x, double y)
+{
+	double s = p[np - 1], k2 = np == 5 ? p[3] : 0.0;
+	double t1 = p[1] + p[2] * walk_probes(x, s), t2 = p[1] + k2 * walk_probes(y, s);
+	double top, sum;
+
+	t1 = t1 > 0 ? t1 : 0;
+	t2 = t2 > 0 ? t2 : 0;
+	top = fmax(1.0, fmax(t1, t2));
+	sum = pow(1.0 / top, 32) + pow(t1 / top, 32) + pow(t2 / top, 32);
+	return p[0] / (top * pow(sum, 1.0 / 32));
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -265,6 +289,12 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 		v = den > 0.0 ? p[0] / den : NAN;
 		break;
 	case OPT_FORM_KNEE: v = x <= p[2] ? p[0] : p[0] + p[1] * (x - p[2]); break;
+	case OPT_FORM_CAP: v = cap_value(p, r->np, x, y); break;
+	case OPT_FORM_WALK:
+		den = p[r->np - 1]; /* s */
+		v = p[0] + p[1] * walk_probes(x, den) +
+		    (r->np == 4 ? p[2] * walk_probes(y, den) : 0.0);
+		break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

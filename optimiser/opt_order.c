@@ -45,7 +45,7 @@ static int desired_order(const struct opt_table *t, const struct slotp *cur, siz
 	for (size_t a = 0; a < n; a++)
 		for (size_t b = 0; b < n; b++)
 			indeg[b] += a != b &&
-				t->prec[(size_t)cur[a].m->slot * t->slot_cap + cur[b].m->slot];
+				opt_prec(t, cur[a].m->slot, cur[b].m->slot);
 	for (size_t k = 0; k < n; k++) {
 		size_t inc = n, best = n, pick;
 
@@ -66,7 +66,7 @@ static int desired_order(const struct opt_table *t, const struct slotp *cur, siz
 		out[k] = cur[pick].m;
 		for (size_t b = 0; b < n; b++)
 			if (!done[b] && indeg[b] &&
-			    t->prec[(size_t)cur[pick].m->slot * t->slot_cap + cur[b].m->slot])
+			    opt_prec(t, cur[pick].m->slot, cur[b].m->slot))
 				indeg[b]--;
 	}
 	free(indeg);

@@ -14,13 +14,16 @@
 #define OPT_PRIO_GAP 64      /* gap left between appended / renumbered masks */
 #define OPT_PRIO_MAX 65535
 #define OPT_PRIO_COMPACT_AT (OPT_PRIO_MAX - 16 * OPT_PRIO_GAP) /* re-spread beyond this */
+#define OPT_DENSE_RULES 9    /* a mask that reaches this many rules shapes the anchor */
 
 struct omask;
 
 /*
  * A rule as stored. Invariants: v[f] == v[f] & mask->w[f]; win_sum == sum of ring[];
  * ring[s % window] holds the hits of second s for s in (last_sec - window, last_sec];
- * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules.
+ * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules;
+ * every live rule is in by_id and by_key exactly once, and in by_anchor exactly once iff
+ * its mask is anchored.
  */
 struct orule {
 	uint32_t id, priority, action;
@@ -32,6 +35,7 @@ struct orule {
 	struct orule *id_next;  /* chain in the id hash */
 	struct orule *key_next; /* chain in the (mask, key) hash */
 	struct orule *hy_next;  /* chain in the hyper hash */
+	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
 	uint64_t win_sum;
 	uint64_t last_sec;      /* second of the newest ring bucket */
 	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
@@ -43,7 +47,8 @@ struct orule {
 /*
  * A cascading mask. Invariants: rules[i]->vec_idx == i and rules[i]->mask == this;
  * t->order[pos] == this; prios strictly increase along t->order; slot < max_masks indexes
- * the precedence matrix.
+ * the pair-count matrix. dense is sticky: set once n_rules reached OPT_DENSE_RULES;
+ * anchored == ((w & t->anchor) == t->anchor), always true for dense masks.
  */
 struct omask {
 	uint32_t id, slot, pos;
@@ -51,7 +56,8 @@ struct omask {
 	uint64_t w[OPT_F_COUNT];
 	struct opt_mask shape;
 	double specificity;     /* matched bits / all bits, in (0, 1] */
-	bool full, dirty, flagged;
+	bool full, flagged;
+	bool dense, anchored;
 	uint64_t last_hit;      /* latest hit of any rule, or creation time */
 	struct orule **rules;
 	uint32_t n_rules, cap_rules;
@@ -67,20 +73,27 @@ struct ohash {
 
 /*
  * The table. Invariants: order[0..n_masks) are the live masks, order[i]->pos == i;
- * by_slot[s] is the mask in slot s or NULL; prec[a*max_masks + b] counts overlapping pairs
- * (ra in mask slot a, rb in slot b) with ra preferred over rb (so a must precede b); it is
- * valid when no mask is dirty; hyper_n == number of rules with in_hyper.
+ * by_slot[s] is the mask in slot s or NULL; pairs[a*slot_cap + b] counts the overlapping
+ * pairs (ra in mask slot a, rb in slot b, some packet matches both) with ra preferred over
+ * rb, so a must precede b; it is kept exact on every rule add/delete (opt_layout.c), never
+ * recomputed. anchor[f] == AND of w[f] over the dense masks (all ones when none): fields
+ * every anchored mask matches, so overlapping rules of anchored masks share their anchor
+ * key and by_anchor (hashed on v & anchor, holding exactly the anchored masks' rules) finds
+ * them; rules of the few unanchored (sparse, coarse: a catch-all) masks are scanned.
+ * by_anchor.n_buckets >= by_id.n (re-bucketing never allocates). flagged is valid unless
+ * flags_stale; hyper_n == number of rules with in_hyper.
  */
 struct opt_table {
 	struct opt_config cfg;
 	uint64_t cfg_seed;
 	uint32_t slot_cap;      /* by_slot entries; prec is slot_cap x slot_cap */
-	struct ohash by_id, by_key, hyper;
+	struct ohash by_id, by_key, hyper, by_anchor;
+	uint64_t anchor[OPT_F_COUNT];
 	struct omask **order, **by_slot;
 	uint32_t n_masks, next_mask_id;
-	uint8_t *prec;          /* slot_cap x slot_cap booleans */
+	uint64_t *pairs;        /* slot_cap x slot_cap overlap counts */
 	uint32_t hyper_n;
-	bool any_dirty;
+	bool flags_stale;       /* a pairs[] entry crossed zero since opt_update_flags */
 	uint64_t now;           /* latest time seen */
 	uint64_t generation;    /* bumped by every change; plans carry it */
 	double tokens;          /* update-budget token bucket */
@@ -102,11 +115,20 @@ struct opt_plan {
 	size_t n_rules, cap_rules;
 };
 
-enum hkind { H_ID, H_KEY, H_HYPER };
+enum hkind { H_ID, H_KEY, H_HYPER, H_ANCHOR };
+
+/* Must mask slot A be probed before mask slot B? */
+static inline bool opt_prec(const struct opt_table *t, uint32_t a, uint32_t b)
+{
+	return t->pairs[(size_t)a * t->slot_cap + b] != 0;
+}
 
 /* opt_table.c */
 OPT_HIDDEN int opt_hash_insert(struct opt_table *t, struct orule *r, enum hkind k);
 OPT_HIDDEN void opt_hash_remove(struct opt_table *t, struct orule *r, enum hkind k);
+OPT_HIDDEN void opt_hash_rebuild(struct opt_table *t, enum hkind k);
+OPT_HIDDEN int opt_hash_reserve(struct opt_table *t, enum hkind k, size_t n);
+OPT_HIDDEN size_t opt_anchor_bucket(const struct opt_table *t, const struct orule *r);
 OPT_HIDDEN struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
 					const uint64_t *k);
 OPT_HIDDEN struct orule *opt_hyper_lookup(const struct opt_table *t, const uint64_t *v);
@@ -115,6 +137,9 @@ OPT_HIDDEN struct orule *opt_find_rule(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN struct omask *opt_find_mask(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN bool opt_rule_less(const struct orule *a, const struct orule *b);
 OPT_HIDDEN void opt_refresh_precedence(struct opt_table *t);
+OPT_HIDDEN void opt_count_pairs(struct opt_table *t, const struct orule *r, int delta);
+OPT_HIDDEN void opt_anchor_update(struct opt_table *t);
+OPT_HIDDEN bool opt_covers_anchor(const struct opt_table *t, const uint64_t *w);
 OPT_HIDDEN bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r);
 OPT_HIDDEN int opt_hyper_insert(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_hyper_remove(struct opt_table *t, struct orule *r);

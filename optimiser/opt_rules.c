@@ -32,13 +32,13 @@ static int grow_slots(struct opt_table *t)
 {
 	uint32_t nc = t->slot_cap ? t->slot_cap * 2 : 16;
 	struct omask **bs, **order;
-	uint8_t *np;
+	uint64_t *np;
 
 	if (nc > t->cfg.max_masks)
 		nc = t->cfg.max_masks;
 	bs = calloc(nc, sizeof(*bs));
 	order = calloc(nc, sizeof(*order));
-	np = calloc((size_t)nc * nc, 1);
+	np = calloc((size_t)nc * nc, sizeof(*np));
 	if (!bs || !order || !np) {
 		free(bs);
 		free(order);
@@ -46,15 +46,16 @@ static int grow_slots(struct opt_table *t)
 		return -ENOMEM;
 	}
 	for (uint32_t a = 0; a < t->slot_cap; a++)
-		memcpy(np + (size_t)a * nc, t->prec + (size_t)a * t->slot_cap, t->slot_cap);
+		memcpy(np + (size_t)a * nc, t->pairs + (size_t)a * t->slot_cap,
+		       t->slot_cap * sizeof(*np));
 	if (t->slot_cap) {
 		memcpy(bs, t->by_slot, t->slot_cap * sizeof(*bs));
 		memcpy(order, t->order, t->n_masks * sizeof(*order));
 	}
-	free(t->prec);
+	free(t->pairs);
 	free(t->by_slot);
 	free(t->order);
-	t->prec = np;
+	t->pairs = np;
 	t->by_slot = bs;
 	t->order = order;
 	t->slot_cap = nc;
@@ -132,29 +133,33 @@ static int mask_get(struct opt_table *t, const struct opt_mask *shape, uint64_t 
 	m->specificity = mask_specificity(&m->shape);
 	m->full = m->shape.fields == OPT_F_ALL && m->specificity >= 1.0;
 	m->last_hit = now;
-	m->dirty = true;
+	m->anchored = opt_covers_anchor(t, w); /* sparse: the anchor stays */
 	t->by_slot[slot] = m;
 	t->order[t->n_masks++] = m;
-	t->any_dirty = true;
 	*out = m;
 	return 0;
 }
 
 void opt_remove_mask(struct opt_table *t, struct omask *m)
 {
+	bool dense = m->dense;
+
 	assert(m->n_rules == 0 && t->order[m->pos] == m);
 	for (uint32_t i = m->pos + 1; i < t->n_masks; i++) {
 		t->order[i - 1] = t->order[i];
 		t->order[i - 1]->pos = i - 1;
 	}
 	t->n_masks--;
-	for (uint32_t s = 0; s < t->slot_cap; s++) {
-		t->prec[(size_t)s * t->slot_cap + m->slot] = 0;
-		t->prec[(size_t)m->slot * t->slot_cap + s] = 0;
+	for (uint32_t s = 0; s < t->slot_cap; s++) { /* no rules, so no pairs */
+		assert(!opt_prec(t, s, m->slot) && !opt_prec(t, m->slot, s));
+		t->pairs[(size_t)s * t->slot_cap + m->slot] = 0;
+		t->pairs[(size_t)m->slot * t->slot_cap + s] = 0;
 	}
 	t->by_slot[m->slot] = NULL;
 	free(m->rules);
 	free(m);
+	if (dense) /* the anchor may grow back */
+		opt_anchor_update(t);
 	t->generation++;
 	opt_update_flags(t);
 }
@@ -204,6 +209,32 @@ static int mask_push_rule(struct omask *m, struct orule *r)
 	return 0;
 }
 
+/* Put R (of mask M) into M's vector and the id, key and (if M is anchored) anchor hashes;
+ * all or nothing. The anchor hash keeps room for every rule, anchored or not. */
+static int insert_rule(struct opt_table *t, struct omask *m, struct orule *r)
+{
+	int rc = opt_hash_reserve(t, H_ANCHOR, t->by_id.n + 1);
+
+	if (rc == 0)
+		rc = mask_push_rule(m, r);
+	if (rc < 0)
+		return rc;
+	rc = opt_hash_insert(t, r, H_ID);
+	if (rc == 0) {
+		rc = opt_hash_insert(t, r, H_KEY);
+		if (rc == 0 && m->anchored) {
+			rc = opt_hash_insert(t, r, H_ANCHOR);
+			if (rc < 0)
+				opt_hash_remove(t, r, H_KEY);
+		}
+		if (rc < 0)
+			opt_hash_remove(t, r, H_ID);
+	}
+	if (rc < 0)
+		m->n_rules--;
+	return rc;
+}
+
 int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t now)
 {
 	struct orule *r;
@@ -234,18 +265,16 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 		r->flow_seen = r->flow_single = true;
 	}
 	r->last_sec = now;
-	rc = mask_push_rule(m, r);
-	if (rc == 0 && (rc = opt_hash_insert(t, r, H_ID)) == 0 &&
-	    (rc = opt_hash_insert(t, r, H_KEY)) < 0)
-		opt_hash_remove(t, r, H_ID);
+	rc = insert_rule(t, m, r);
 	if (rc < 0) {
-		if (m->n_rules && m->rules[m->n_rules - 1] == r)
-			m->n_rules--;
 		free(r);
 		return rc;
 	}
-	m->dirty = true;
-	t->any_dirty = true;
+	opt_count_pairs(t, r, +1);
+	if (!m->dense && m->n_rules >= OPT_DENSE_RULES) { /* once per mask: O(rules) */
+		m->dense = true;
+		opt_anchor_update(t);
+	}
 	t->generation++;
 	hyper_check_new(t, r);
 	return 0;
@@ -281,14 +310,15 @@ void opt_remove_rule(struct opt_table *t, struct orule *r)
 {
 	struct omask *m = r->mask;
 
+	opt_count_pairs(t, r, -1);
 	opt_hyper_remove(t, r);
 	opt_hash_remove(t, r, H_ID);
 	opt_hash_remove(t, r, H_KEY);
+	if (m->anchored)
+		opt_hash_remove(t, r, H_ANCHOR);
 	assert(m->rules[r->vec_idx] == r);
 	m->rules[r->vec_idx] = m->rules[--m->n_rules];
 	m->rules[r->vec_idx]->vec_idx = r->vec_idx;
-	m->dirty = true;
-	t->any_dirty = true;
 	t->generation++;
 	free(r);
 }

@@ -73,7 +73,25 @@ static uint64_t hash_words(uint64_t seed, uint64_t tag, const uint64_t *v)
 
 static struct orule **next_of(struct orule *r, enum hkind k)
 {
-	return k == H_ID ? &r->id_next : k == H_KEY ? &r->key_next : &r->hy_next;
+	switch (k) {
+	case H_ID:
+		return &r->id_next;
+	case H_KEY:
+		return &r->key_next;
+	case H_HYPER:
+		return &r->hy_next;
+	default:
+		return &r->an_next;
+	}
+}
+
+static uint64_t anchor_hash(const struct opt_table *t, const uint64_t *v)
+{
+	uint64_t k[OPT_F_COUNT];
+
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		k[f] = v[f] & t->anchor[f];
+	return hash_words(t->cfg_seed, 0xfffffffeu, k);
 }
 
 static uint64_t rule_hash(const struct opt_table *t, const struct orule *r, enum hkind k)
@@ -82,12 +100,23 @@ static uint64_t rule_hash(const struct opt_table *t, const struct orule *r, enum
 		return mix(t->cfg_seed ^ r->id);
 	if (k == H_KEY)
 		return hash_words(t->cfg_seed, r->mask->id, r->v);
+	if (k == H_ANCHOR)
+		return anchor_hash(t, r->v);
 	return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
 }
 
 static struct ohash *hash_of(struct opt_table *t, enum hkind k)
 {
-	return k == H_ID ? &t->by_id : k == H_KEY ? &t->by_key : &t->hyper;
+	switch (k) {
+	case H_ID:
+		return &t->by_id;
+	case H_KEY:
+		return &t->by_key;
+	case H_HYPER:
+		return &t->hyper;
+	default:
+		return &t->by_anchor;
+	}
 }
 
 static int hash_grow(struct opt_table *t, enum hkind k)
@@ -147,6 +176,49 @@ void opt_hash_remove(struct opt_table *t, struct orule *r, enum hkind k)
 			h->n--;
 			return;
 		}
+}
+
+/* Grow hash K until it has at least N buckets. */
+int opt_hash_reserve(struct opt_table *t, enum hkind k, size_t n)
+{
+	while (hash_of(t, k)->n_buckets < n) {
+		int rc = hash_grow(t, k);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Refill hash K (by_anchor) with the rules of the anchored masks after the anchor or the
+ * anchored set changed. In place: the buckets already fit every rule, nothing allocates. */
+void opt_hash_rebuild(struct opt_table *t, enum hkind k)
+{
+	struct ohash *h = hash_of(t, k);
+
+	assert(k == H_ANCHOR);
+	h->n = 0;
+	if (!h->n_buckets)
+		return;
+	memset(h->b, 0, h->n_buckets * sizeof(*h->b));
+	for (uint32_t i = 0; i < t->n_masks; i++) {
+		struct omask *m = t->order[i];
+
+		for (uint32_t j = 0; m->anchored && j < m->n_rules; j++) {
+			struct orule *r = m->rules[j];
+			size_t b = rule_hash(t, r, k) & (h->n_buckets - 1);
+
+			*next_of(r, k) = h->b[b];
+			h->b[b] = r;
+			h->n++;
+		}
+	}
+}
+
+/* The by_anchor bucket of R (the table must have buckets). */
+size_t opt_anchor_bucket(const struct opt_table *t, const struct orule *r)
+{
+	return anchor_hash(t, r->v) & (t->by_anchor.n_buckets - 1);
 }
 
 struct orule *opt_find_rule(const struct opt_table *t, uint32_t id)
@@ -255,6 +327,7 @@ int opt_table_new(const struct opt_config *cfg, struct opt_table **out)
 		return -EINVAL;
 	}
 	t->cfg_seed = t->cfg.hash_seed;
+	memset(t->anchor, 0xff, sizeof(t->anchor));
 	*out = t;
 	return 0;
 }
@@ -273,7 +346,8 @@ void opt_table_free(struct opt_table *t)
 	}
 	free(t->order);
 	free(t->by_slot);
-	free(t->prec);
+	free(t->pairs);
+	free(t->by_anchor.b);
 	free(t->by_id.b);
 	free(t->by_key.b);
 	free(t->hyper.b);

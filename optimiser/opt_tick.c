@@ -89,7 +89,7 @@ static bool deletable(const struct opt_table *t, const struct omask *m, uint64_t
 	if (now - m->last_hit < t->cfg.idle_mask_s || now < m->last_hit)
 		return false;
 	for (uint32_t i = 0; i < t->n_masks; i++)
-		if (t->prec[(size_t)m->slot * t->slot_cap + t->order[i]->slot])
+		if (opt_prec(t, m->slot, t->order[i]->slot))
 			return false;
 	return true;
 }

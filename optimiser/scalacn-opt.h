@@ -131,9 +131,15 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   rbf1    [a,b,d,e]    a*exp(-(x-b)^2 / (2 d^2)) + e                   (d != 0)
  *   service [L,k1] or [L,k1,k2]   L / (1 + k1*x + k2*y)   (k2 = 0 when absent)
  *   knee    [a,b,k]      a when x <= k, else a + b*(x - k)   (flat, then linear: a cliff)
+ *   cap     [L,c,k1,s] or [L,c,k1,k2,s]   L / smax(1, c + k1*v(x), c + k2*v(y))
+ *                        (k2 = 0 when absent; s > 0): bandwidth set by the slowest stage
+ *   walk    [a,b,s] or [a,b,c,s]          a + b*v(x) + c*v(y)   (c = 0 when absent; s > 0)
+ *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
+ *   probe, then a saturating walk) and smax(t0,t1,t2) = (t0^32 + t1^32 + t2^32)^(1/32),
+ *   negative t counted as 0 (fitting/fit.h)
  * domain_json: [] (unknown), [xlo,xhi] or [xlo,xhi,ylo,yhi]. quality_json: opaque text. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
-		OPT_FORM_SERVICE, OPT_FORM_KNEE };
+		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK };
 #define OPT_MODEL_MAX_PARAMS 5
 
 /* One row, as given to opt_model_write. Strings are copied. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -154,6 +155,19 @@ static void test_campaign_rerun_measures_nothing_new(void **state)
 	free(b);
 }
 
+/* Wait until DB holds N trials while PID runs; false when it ended first or after 60 s. */
+static bool wait_for_trials(pid_t pid, const char *db, long n)
+{
+	for (int i = 0; i < 30000; i++) {
+		if (e2e_trial_count(db) >= n)
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(2000);
+	}
+	return false;
+}
+
 static void test_campaign_kill9_then_resume_equals_uninterrupted(void **state)
 {
 	struct ctx *c = *state;
@@ -175,8 +189,7 @@ static void test_campaign_kill9_then_resume_equals_uninterrupted(void **state)
 
 		pid = e2e_scalacn_spawn(args, out, err);
 	}
-	while ((seen = e2e_trial_count(db2)) < at)
-		usleep(2000);
+	assert_true(wait_for_trials(pid, db2, at));
 	kill(pid, SIGKILL);
 	st = e2e_wait(pid);
 	assert_int_equal(st, 128 + SIGKILL);
@@ -207,8 +220,7 @@ static void test_campaign_sigint_exits_130_with_hint(void **state)
 	snprintf(out, sizeof(out), "%s/i.out", c->dir);
 	snprintf(err, sizeof(err), "%s/i.err", c->dir);
 	pid = e2e_scalacn_spawn(args, out, err);
-	while (e2e_trial_count(c->db) < 3)
-		usleep(2000);
+	assert_true(wait_for_trials(pid, c->db, 3));
 	kill(pid, SIGINT);
 	assert_int_equal(e2e_wait(pid), 130);
 	text = e2e_read_file(err);

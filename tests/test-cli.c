@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-cli: the `scalacn` program's command-line contract: --help, --version, help COMMAND,
- * one-line errors with exit 2 for unknown commands and options, commands not built yet
- * saying so, and enumerate's report on the quickstart plan.
+ * one-line errors with exit 2 for unknown commands and options, enumerate's report on the
+ * quickstart plan, the dry run, and the CX-7 calibration through `scalacn measure --json`.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -88,17 +88,6 @@ static void test_cli_unknown_command_and_option(void **state)
 	assert_non_null(strstr(r.err, "--frobnicate"));
 	e2e_run_free(&r);
 	assert_int_equal(e2e_scalacn_run(&r, none), 2);
-	e2e_run_free(&r);
-}
-
-static void test_cli_not_built_says_so(void **state)
-{
-	struct e2e_run r;
-	const char *args[] = { "replay", NULL };
-
-	(void)state;
-	assert_int_equal(e2e_scalacn_run(&r, args), 2);
-	assert_non_null(strstr(r.err, "not built yet"));
 	e2e_run_free(&r);
 }
 
@@ -233,7 +222,6 @@ int main(void)
 		cmocka_unit_test(test_cli_version),
 		cmocka_unit_test(test_cli_help_command),
 		cmocka_unit_test(test_cli_unknown_command_and_option),
-		cmocka_unit_test(test_cli_not_built_says_so),
 		cmocka_unit_test(test_cli_enumerate_quickstart),
 		cmocka_unit_test(test_cli_config_error_has_position),
 		cmocka_unit_test(test_cli_dry_run_prints_command_plan),

@@ -3,7 +3,9 @@
  * test-fitcmd-export: `scalacn export` to the optimiser's model file: predictions of the
  * loaded file equal the store's (1e-9 relative), in-domain flags agree, YAML for people,
  * damaged (digit flipped, header flipped) and wrong-version files refused with a clear
- * error, knee models skipped.
+ * error, knee models skipped; the mechanism forms (cap2 for bw, walk2 for lat, forced with
+ * --form) round-trip too, and the optimiser's one-input cap / walk rows predict what
+ * fitting's cap / walk forms do.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 
+#include "fitting/fit.h"
 #include "generators/gen.h"
 #include "harness/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
@@ -92,6 +95,97 @@ static void test_fitcmd_export_round_trip(void **state)
 	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
 							"SYN-1", "-o", yml, "--format", "xml",
 							NULL }), 2);
+}
+
+/* Export of FORM-forced models of SYN-1 (bw and lat) predicts what the store predicts. */
+static void export_forced(struct fx *f, const char *form, const char *metric)
+{
+	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 5, 10 }, { 17, 33 }, { 40, 80 },
+					 { 100, 3 } };
+	struct res_model *row = calloc(1, sizeof(*row));
+	struct opt_model *om = NULL;
+	char msg[512];
+
+	assert_non_null(row);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "SYN-1",
+						     "--metric", (char *)metric, "--form",
+						     (char *)form, NULL }), 0);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"SYN-1", "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, "SYN-1", &om, msg, sizeof(msg)), 0);
+	assert_int_equal(res_model_latest(f->db, "SYN-1", NULL, "send", metric, row, &f->err), 0);
+	assert_string_equal(row->form, form);
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		struct hx_prediction p;
+		double v;
+
+		assert_int_equal(hx_fit_predict(row, pts[i][0], pts[i][1], &p, &f->err), 0);
+		assert_int_equal(opt_model_predict(om, "send", metric, pts[i][0], pts[i][1], &v), 0);
+		assert_true(fabs(v - p.value) <= 1e-9 * fabs(p.value));
+		assert_int_equal(opt_model_in_domain(om, "send", metric, pts[i][0], pts[i][1]),
+				 p.in_domain ? 1 : 0);
+	}
+	opt_model_free(om);
+	free(row);
+}
+
+static void test_fitcmd_export_mechanism_forms(void **state)
+{
+	struct fx *f = *state;
+
+	build_synthetic(f);
+	export_forced(f, "cap2", "bw");
+	export_forced(f, "walk2", "lat");
+}
+
+/* The optimiser's cap [L,c,k1,s] / walk [a,b,s] rows (one input) equal fitting's cap / walk,
+ * and its five- / four-parameter rows fitting's cap2 / walk2, at points on both sides of
+ * the cap's corner and at zero masks (no hit probe). */
+static void test_fitcmd_export_mechanism_formulas(void **state)
+{
+	static const struct {
+		enum fit_form ff;
+		enum opt_form of;
+		double p[5];
+		size_t n;
+	} cases[] = {
+		{ FIT_CAP, OPT_FORM_CAP, { 177, 0.45, 0.05, 150 }, 4 },
+		{ FIT_CAP2, OPT_FORM_CAP, { 177, 0.45, 0.03, 0.06, 150 }, 5 },
+		{ FIT_WALK, OPT_FORM_WALK, { 2.7, 0.07, 150 }, 3 },
+		{ FIT_WALK2, OPT_FORM_WALK, { 2.7, 0.05, 0.08, 150 }, 4 },
+	};
+	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
+					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
+	struct fx *f = *state;
+	char msg[512];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
+					   cases[c].ff == FIT_CAP2 ? "bw" : "lat", cases[c].of,
+					   { 0 }, cases[c].n, { 0 }, 0, NULL };
+		struct opt_model *om = NULL;
+
+		memcpy(r.params, cases[c].p, sizeof(r.params));
+		assert_int_equal(opt_model_write(f->out, &r, 1, msg, sizeof(msg)), 0);
+		assert_int_equal(opt_model_load(f->out, "R", &om, msg, sizeof(msg)), 0);
+		for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+			double in[2] = { pts[i][0], fit_form_get(cases[c].ff)->n_inputs == 2 ?
+							     pts[i][1] : 0 };
+			double want = fit_form_eval(cases[c].ff, cases[c].p, in), v;
+
+			assert_int_equal(opt_model_predict(om, "send", r.metric, in[0], in[1], &v),
+					 0);
+			assert_true(fabs(v - want) <= 1e-12 * fabs(want));
+		}
+		opt_model_free(om);
+	}
+	/* s must be positive; parameter counts are checked. */
+	struct opt_model_row bad = { "R", "fw", "send", "bw", OPT_FORM_CAP,
+				     { 177, 0.45, 0.05, -1 }, 4, { 0 }, 0, NULL };
+	assert_int_equal(opt_model_write(f->out, &bad, 1, msg, sizeof(msg)), -EINVAL);
+	bad.form = OPT_FORM_WALK;
+	bad.n_params = 2;
+	assert_int_equal(opt_model_write(f->out, &bad, 1, msg, sizeof(msg)), -EINVAL);
 }
 
 static size_t slurp(const char *path, unsigned char **buf)
@@ -223,6 +317,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_round_trip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_damaged_refused, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_skips_knee, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_mechanism_forms, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_mechanism_formulas, fx_setup,
+						fx_teardown),
 	};
 
 	return cmocka_run_group_tests_name("fitcmd-export", tests, NULL, NULL);

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-fitcmd-sim: simulated campaigns on the CX-7 and CX-6 profiles (testbeds/sim): a grid
- * of client encap masks x server decap masks, 3 repeats, send and write, bandwidth at 8 MiB
- * and latency at 2 bytes, MTU 1024 (the artifact's); every (verb, metric) model must reach
- * R^2 >= 0.95 and a maximum held-out bias <= 2%. Prints the figures per profile.
+ * of client encap masks x server decap masks, 5 repeats (a campaign's R; their median per
+ * point is fitted), send and write, bandwidth at 8 MiB and latency at 2 bytes, MTU 1024 (the
+ * artifact's); every (verb, metric) model must reach R^2 >= 0.95 and a maximum held-out bias
+ * <= 2%. Prints the figures per profile. With the calibrated noise (cv 0.5%) the mechanism
+ * forms (cap2, walk2) leave ~1.1-1.4% held-out bias without noise (the simulator deals flows
+ * to masks round-robin, so the mean walk is a sawtooth no smooth form follows) and 1.1-1.9%
+ * with it over 8 noise seeds; 3 repeats gave 1.3-2.3%, too close to the bound.
  * Assumes SCALACN_SOURCE_ROOT (set by meson) for examples/testbeds/.
  */
 #include <setjmp.h>
@@ -35,7 +39,7 @@
 
 static const unsigned sim_x[] = { 0, 5, 10, 20, 40 };      /* client.encap_masks */
 static const unsigned sim_y[] = { 0, 5, 10, 20, 40, 80 };  /* server.decap_masks */
-#define SIM_REPEATS 3
+#define SIM_REPEATS 5
 
 static void sim_point(struct fx *f, struct tb *tb, int64_t camp, const char *verb,
 		      const char *metric, unsigned x, unsigned y, uint64_t seed)

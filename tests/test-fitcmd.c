@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 
+#include "fitting/fit.h"
 #include "generators/gen.h"
 #include "harness/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
@@ -283,6 +284,56 @@ static void test_fitcmd_one_input_lifted(void **state)
 	opt_model_free(om);
 }
 
+/* The same for the mechanism form: flat-then-decaying bandwidth swept in the server's masks
+ * alone (11 levels: cap has 4 parameters, AICc needs n > 5) goes to cap (cap2's
+ * restriction), lifted with k1 fixed at 0, exported exactly. */
+static void test_fitcmd_one_input_lifted_cap(void **state)
+{
+	static const double truth[5] = { 177, 0.45, 0.03, 0.06, 150 };
+	static const unsigned ys[] = { 0, 2, 5, 8, 10, 15, 20, 30, 40, 60, 80 };
+	const size_t ny = sizeof(ys) / sizeof(ys[0]);
+	struct fx *f = *state;
+	struct found fd = { .n = 0 };
+	struct opt_model *om = NULL;
+	struct hx_prediction pr;
+	struct fit_model m;
+	char msg[512];
+	double p[5], v;
+	int64_t c = add_campaign(f, "YCAP", "2");
+
+	for (size_t j = 0; j < ny; j++)
+		for (int r = 0; r < 2; r++) {
+			const double in[2] = { 0, ys[j] };
+			struct trial_spec t = { "write", "bw", "ok", 0, 0, 0, ys[j], 128, 8388608,
+						fit_form_eval(FIT_CAP2, truth, in) * (1 + 0.002 * r) };
+			put_trial(f, c, &t);
+		}
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 0);
+	assert_int_equal(res_model_each(f->db, "YCAP", collect_model, &fd, &f->err), 0);
+	assert_int_equal(fd.n, 1);
+	assert_string_equal(fd.m[0].form, "cap2");
+	params_of(&fd.m[0], p, 5);
+	assert_true(fabs(p[0] - 177.2) < 1);
+	assert_true(p[2] == 0);
+	assert_int_equal(hx_fit_model_from_row(&fd.m[0], &m, &f->err), 0);
+	assert_true(m.se[2] == 0);
+	assert_non_null(strstr(fd.m[0].quality_json, "fitted in y alone"));
+	for (size_t j = 0; j < ny; j++) {
+		const double in[2] = { 0, ys[j] };
+		double want = fit_form_eval(FIT_CAP2, truth, in);
+
+		assert_int_equal(hx_fit_predict(&fd.m[0], 0, ys[j], &pr, &f->err), 0);
+		assert_true(fabs(pr.value - want) < 0.005 * want);
+	}
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"YCAP", "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
+	assert_int_equal(opt_model_predict(om, "write", "bw", 0, 30, &v), 0);
+	assert_int_equal(hx_fit_predict(&fd.m[0], 0, 30, &pr, &f->err), 0);
+	assert_true(fabs(v - pr.value) <= 1e-9 * pr.value);
+	opt_model_free(om);
+}
+
 /* ---- (b) the ScalaCN artifact's latency rows ----------------------------------------- */
 
 static void test_fitcmd_artifact_latency_plane(void **state)
@@ -335,6 +386,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fitcmd_collect_rules, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_fit_synthetic, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_one_input_lifted, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_one_input_lifted_cap, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_artifact_latency_plane, fx_setup, fx_teardown),
 	};
 

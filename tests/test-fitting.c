@@ -95,6 +95,8 @@ static void test_fitting_gradients(void **state)
 		[FIT_PLANE] = { 0.04, 0.09, 2.7 },  [FIT_LINE] = { 0.09, 2.7 },
 		[FIT_SERVICE] = { 177, 0.02 },       [FIT_SERVICE2] = { 177, 0.01, 0.03 },
 		[FIT_KNEE] = { 100, 20, 50, 5 },
+		[FIT_CAP] = { 177, 0.45, 0.05, 150 }, [FIT_CAP2] = { 177, 0.45, 0.03, 0.06, 150 },
+		[FIT_WALK] = { 2.7, 0.07, 150 },      [FIT_WALK2] = { 2.7, 0.05, 0.08, 150 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -131,6 +133,10 @@ static const struct recovery_case recovery_cases[] = {
 	{ FIT_SERVICE, { 177, 0.02 }, 41, 5 },
 	{ FIT_SERVICE2, { 177, 0.01, 0.03 }, 9, 20 },
 	{ FIT_KNEE, { 100, 20, 50, 5 }, 51, 2 },
+	{ FIT_CAP, { 177, 0.45, 0.06, 150 }, 41, 2 },
+	{ FIT_CAP2, { 177, 0.45, 0.03, 0.06, 150 }, 9, 10 },
+	{ FIT_WALK, { 2.7, 0.08, 150 }, 41, 2 },
+	{ FIT_WALK2, { 2.7, 0.05, 0.08, 150 }, 9, 10 },
 };
 
 /* Every form recovers its parameters from 1.5% noise: within 3 standard errors (5% of the
@@ -225,10 +231,13 @@ static void test_fitting_stderr_calibration(void **state)
 }
 
 /* Selection picks the generating form in >= 80% of 20 seeds, for RBF2, PLANE and SERVICE2
- * data (7 x 7 grid on [0,120]^2, 2% noise), among all two-input forms. */
+ * data (7 x 7 grid on [0,120]^2, 2% noise), among those three forms. (walk2 nests the plane
+ * as s -> infinity, so among all forms it can win plane data on a CV coin toss;
+ * test_fitting_selection_mechanisms covers the mechanism forms.) */
 static void test_fitting_selection(void **state)
 {
 	(void)state;
+	static const enum fit_form classic[] = { FIT_RBF2, FIT_PLANE, FIT_SERVICE2 };
 	static const struct { enum fit_form form; double p[FIT_MAX_PARAMS]; } truths[] = {
 		{ FIT_RBF2, { 150, 0, 0, 60, 30 } },
 		{ FIT_PLANE, { 0.04, 0.09, 2.74 } },
@@ -245,7 +254,7 @@ static void test_fitting_selection(void **state)
 			synth_grid(&s, truths[t].form, truths[t].p, 7, 20, 0.02, 1000 * t + seed);
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
-			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
+			assert_int_equal(fit_select(&d, 2, classic, 3, &o, &sel, &e), 0);
 			assert_int_equal(sel.n_models, 3);
 			const struct fit_model *w = &sel.models[sel.best];
 			assert_true(w->valid);
@@ -263,6 +272,73 @@ static void test_fitting_selection(void **state)
 		printf("# selection %-8s: true form picked %u/20 (%.0f%%), CV tie-breaks %u\n",
 		       fit_form_name(truths[t].form), hits, 100.0 * hits / 20, ties);
 		assert_true(hits >= 16);
+	}
+}
+
+/* The mechanism forms among all two-input forms, on the simulated campaigns' mask grid
+ * ({0,5,10,20,40,80}^2, 1% noise, 20 seeds): cap2 data (flat at the line rate, then a
+ * service-time decay on either host) go to cap2 and walk2 data (latency of two saturating
+ * walks) to walk2 in >= 80% of seeds, with held-out max bias < 5% (the largest of 720
+ * held-out 1% draws is ~3.3 sigma by itself); the paper's forms do not come close on cap2
+ * data (rbf2's held-out max bias > 2x cap2's). */
+static void test_fitting_selection_mechanisms(void **state)
+{
+	(void)state;
+	static const double grid[6] = { 0, 5, 10, 20, 40, 80 };
+	static const struct { enum fit_form form; double p[FIT_MAX_PARAMS]; } truths[] = {
+		{ FIT_CAP2, { 177, 0.45, 0.03, 0.06, 150 } },
+		{ FIT_WALK2, { 2.7, 0.05, 0.08, 150 } },
+	};
+	struct fit_opts o;
+	fit_opts_default(&o);
+	for (size_t t = 0; t < 2; t++) {
+		unsigned hits = 0;
+		double worst = 0;
+		for (unsigned seed = 1; seed <= 20; seed++) {
+			struct synth s = { .n = 0 };
+			struct fit_selection sel;
+			struct scn_error e;
+			gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+			gsl_rng_set(r, 4000 * (t + 1) + seed);
+			for (size_t i = 0; i < 6; i++)
+				for (size_t j = 0; j < 6; j++) {
+					s.x[s.n][0] = grid[i];
+					s.x[s.n][1] = grid[j];
+					s.y[s.n] = fit_form_eval(truths[t].form, truths[t].p, s.x[s.n]);
+					s.y[s.n] *= 1 + gsl_ran_gaussian(r, 0.01);
+					s.n++;
+				}
+			gsl_rng_free(r);
+			struct fit_data d = data_of(&s);
+			o.seed = seed;
+			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
+			assert_int_equal(sel.n_models, 5);
+			check_rule(&sel);
+			const struct fit_model *w = &sel.models[sel.best];
+			hits += w->form == truths[t].form;
+			worst = fmax(worst, w->q.cv_max_bias);
+			if (seed == 1 && t == 0) {
+				const struct fit_model *rbf = NULL, *cap = NULL;
+				for (size_t k = 0; k < sel.n_models; k++) {
+					if (sel.models[k].form == FIT_RBF2)
+						rbf = &sel.models[k];
+					if (sel.models[k].form == FIT_CAP2)
+						cap = &sel.models[k];
+				}
+				assert_non_null(rbf);
+				assert_non_null(cap);
+				printf("# cap2 data: %s; held-out max bias cap2 %.2f%% rbf2 %.2f%%\n",
+				       sel.reason, 100 * cap->q.cv_max_bias, 100 * rbf->q.cv_max_bias);
+				assert_true(rbf->q.cv_max_bias > 2 * cap->q.cv_max_bias);
+			}
+			if (w->form != truths[t].form)
+				printf("# %s seed %u: %s\n", fit_form_name(truths[t].form), seed,
+				       sel.reason);
+		}
+		printf("# selection %-6s: true form picked %u/20, worst held-out max bias %.2f%%\n",
+		       fit_form_name(truths[t].form), hits, 100 * worst);
+		assert_true(hits >= 16);
+		assert_true(worst < 0.05);
 	}
 }
 
@@ -310,7 +386,7 @@ static void test_fitting_selection_rules(void **state)
 	d2 = data_of(&s2);
 	assert_int_equal(fit_select(&d2, 1, NULL, 0, &o, &sel, &e), 0);
 	printf("# knee data: %s\n", sel.reason);
-	assert_int_equal(sel.n_models, 4);
+	assert_int_equal(sel.n_models, 6);
 	assert_int_equal(sel.models[sel.best].form, FIT_KNEE);
 	check_rule(&sel);
 	assert_int_equal(fit_select(&d, 1, bad, 1, &o, &sel, &e), -EINVAL);
@@ -538,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_stderr_calibration),
 		cmocka_unit_test(test_fitting_selection),
 		cmocka_unit_test(test_fitting_selection_rules),
+		cmocka_unit_test(test_fitting_selection_mechanisms),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),
 		cmocka_unit_test(test_fitting_nonconvergence),

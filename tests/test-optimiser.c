@@ -4,7 +4,9 @@
  * (random seeded rule sets with overlapping rules of different masks and priorities, before
  * and after plans), hyper admission and LRU, idle mask removal, the update budget, model
  * files (round trip, damage, version, garbage) and the number-array parser (edge cases and
- * a seeded fuzz). Assumes a writable temporary directory (mkstemp in /tmp).
+ * a seeded fuzz); white box, the incremental precedence pair counts against an all-pairs
+ * recomputation. Assumes a writable temporary directory (mkstemp in /tmp). SCN_OPT_SEEDS
+ * (a number) widens the seeded reference tests for local soak runs.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "optimiser/opt_priv.h" /* white box: the incremental pair counts */
 #include "optimiser/scalacn-opt.h"
 
 /* ---- Helpers --------------------------------------------------------------------------- */
@@ -67,6 +70,15 @@ static uint32_t ref_classify(const struct opt_rule *rules, size_t n, const bool 
 		     (rules[i].priority == best->priority && rules[i].id < best->id)))
 			best = &rules[i];
 	return best ? best->id : 0;
+}
+
+/* Seeds for the randomised tests: DEFAULT, or SCN_OPT_SEEDS when set (local soak runs). */
+static uint64_t n_seeds(uint64_t dflt)
+{
+	const char *e = getenv("SCN_OPT_SEEDS");
+	unsigned long long n = e ? strtoull(e, NULL, 10) : 0;
+
+	return n ? n : dflt;
 }
 
 static struct opt_table *new_table(uint32_t cap, uint64_t admit, uint32_t budget)
@@ -226,7 +238,7 @@ static void test_optimiser_classify_matches_reference(void **state)
 	bool live[N];
 
 	(void)state;
-	for (uint64_t seed = 1; seed <= 4; seed++) {
+	for (uint64_t seed = 1; seed <= n_seeds(4); seed++) {
 		uint64_t s = seed * 1000003u;
 		struct opt_table *t = new_table(64, 3, 100000);
 		struct opt_table_stats st;
@@ -283,6 +295,197 @@ static void test_optimiser_classify_matches_reference(void **state)
 		check_against_reference(t, &s, rules, N, live);
 		opt_table_free(t);
 	}
+	free(rules);
+}
+
+/* ---- Incremental precedence against a recomputation --------------------------------- */
+
+static bool rules_overlap(const struct orule *a, const struct orule *b)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if ((a->v[f] & b->mask->w[f]) != (b->v[f] & a->mask->w[f]))
+			return false;
+	return true;
+}
+
+/* Recompute every pair count from scratch (all pairs of rules, no index) and the flags,
+ * the anchor (over the masks that ever held OPT_DENSE_RULES), the anchored masks and the
+ * anchor hash's contents, and compare them with the table's state. */
+static void check_pairs_from_scratch(struct opt_table *t)
+{
+	uint32_t sc = t->slot_cap;
+	uint64_t *want = calloc((size_t)sc * sc + 1, sizeof(*want)), anchor[OPT_F_COUNT];
+	size_t n_anchored = 0;
+
+	assert_non_null(want);
+	memset(anchor, 0xff, sizeof(anchor));
+	for (uint32_t i = 0; i < t->n_masks; i++)
+		for (int f = 0; t->order[i]->dense && f < OPT_F_COUNT; f++)
+			anchor[f] &= t->order[i]->w[f];
+	assert_memory_equal(anchor, t->anchor, sizeof(anchor));
+	assert_true(t->by_anchor.n_buckets >= t->by_id.n);
+	for (uint32_t i = 0; i < t->n_masks; i++) {
+		const struct omask *x = t->order[i];
+		bool anchored = true;
+
+		for (int f = 0; f < OPT_F_COUNT; f++)
+			anchored = anchored && (x->w[f] & anchor[f]) == anchor[f];
+		assert_int_equal(x->anchored, anchored);
+		assert_true(!x->dense || anchored);
+		for (uint32_t k = 0; k < x->n_rules; k++) {
+			const struct orule *a = x->rules[k], *c;
+			bool in_chain = false;
+
+			n_anchored += anchored;
+			c = t->by_anchor.n_buckets ? t->by_anchor.b[opt_anchor_bucket(t, a)] : NULL;
+			for (; c; c = c->an_next)
+				in_chain = in_chain || c == a;
+			assert_int_equal(in_chain, anchored);
+			for (uint32_t j = 0; j < t->n_masks; j++) {
+				const struct omask *y = t->order[j];
+
+				for (uint32_t l = 0; x != y && l < y->n_rules; l++)
+					if (rules_overlap(a, y->rules[l]) &&
+					    opt_rule_less(a, y->rules[l]))
+						want[(size_t)x->slot * sc + y->slot]++;
+			}
+		}
+	}
+	assert_int_equal(t->by_anchor.n, n_anchored);
+	for (size_t i = 0; t->n_masks && i < (size_t)sc * sc; i++)
+		assert_int_equal(t->pairs[i], want[i]);
+	opt_refresh_precedence(t);
+	for (uint32_t i = 0; i < t->n_masks; i++) {
+		bool flag = false;
+
+		for (uint32_t j = i + 1; j < t->n_masks; j++)
+			flag = flag || want[(size_t)t->order[j]->slot * sc + t->order[i]->slot];
+		assert_int_equal(t->order[i]->flagged, flag);
+	}
+	free(want);
+}
+
+/* Rule shapes: "anchored" ones all match in_port and a prefix of ip_dst (of varied lengths),
+ * so they share a non-empty anchor; "wild" ones (ip_dst only, ip_src + ip_dst, tun_id only,
+ * catch-all) shrink the anchor to nothing while their masks live. */
+static const uint32_t anchored_shapes[3] = {
+	OPT_F_ALL,
+	1u << OPT_F_IP_DST | 1u << OPT_F_IN_PORT,
+	1u << OPT_F_IP_DST | 1u << OPT_F_L4_DST | 1u << OPT_F_IN_PORT,
+};
+static const uint32_t wild_shapes[4] = {
+	1u << OPT_F_IP_DST, 1u << OPT_F_IP_SRC | 1u << OPT_F_IP_DST, 1u << OPT_F_TUN_ID, 0,
+};
+
+static bool is_wild(const struct opt_rule *r)
+{
+	return !(r->mask.fields & (1u << OPT_F_IN_PORT));
+}
+
+static void shaped_rule(uint64_t *s, uint32_t id, struct opt_rule *r)
+{
+	static const uint8_t plens[] = { 8, 16, 24, 32 };
+	uint32_t k = rng_below(s, 7);
+
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	r->priority = rng_below(s, 6);
+	r->action = id;
+	r->mask.fields = k < 3 ? anchored_shapes[k] : wild_shapes[k - 3];
+	for (int f = 0; f < OPT_F_COUNT; f++) {
+		r->v[f] = field_value(s, f);
+		if (opt_field_is_ip((enum opt_field)f))
+			r->mask.plen[f] = r->mask.fields == OPT_F_ALL ? 32 : plens[rng_below(s, 4)];
+	}
+}
+
+/* Toggle random rules (wild ones only when WILD); compare with a recomputation often. */
+static size_t churn_and_check(struct opt_table *t, uint64_t *s, const struct opt_rule *rules,
+			      bool *live, uint32_t n, bool wild, uint64_t now)
+{
+	size_t checks = 0;
+
+	for (int op = 0; op < 400; op++) {
+		uint32_t k = rng_below(s, n);
+
+		if (is_wild(&rules[k]) && !wild)
+			continue;
+		if (live[k])
+			assert_int_equal(opt_table_del_rule(t, rules[k].id), 0);
+		else
+			assert_int_equal(opt_table_add_rule(t, &rules[k], now), 0);
+		live[k] = !live[k];
+		if (op % 97 == 0) {
+			check_pairs_from_scratch(t);
+			checks++;
+		}
+	}
+	check_pairs_from_scratch(t);
+	return checks + 1;
+}
+
+/* Rounds 0-1 anchored rules and one catch-all default rule (a sparse unanchored mask), 2-3
+ * every shape (coarse masks turn dense), 4-5 the wild rules deleted and their idle masks
+ * removed by a plan: the anchor shrinks and grows back, masks are reordered. */
+static void test_optimiser_pair_counts_match_recomputation(void **state)
+{
+	enum { N = 300 };
+	struct opt_rule *rules = calloc(N, sizeof(*rules));
+	bool live[N];
+	size_t checks = 0, masks_removed = 0;
+
+	(void)state;
+	assert_non_null(rules);
+	for (uint64_t seed = 1; seed <= n_seeds(3); seed++) {
+		uint64_t s = seed * 7777777u, now = 0;
+		struct opt_table *t = new_table(16, 2, 100000);
+
+		for (uint32_t i = 0; i < N; i++) {
+			shaped_rule(&s, i + 1, &rules[i]);
+			live[i] = false;
+		}
+		memset(&rules[N - 1].mask, 0, sizeof(rules[N - 1].mask)); /* a default rule */
+		assert_int_equal(opt_table_add_rule(t, &rules[N - 1], now), 0);
+		live[N - 1] = true;
+		for (int round = 0; round < 6; round++) {
+			struct opt_table_stats before, after;
+			struct opt_plan *p;
+
+			for (uint32_t k = 0; round == 4 && k < N; k++)
+				if (live[k] && is_wild(&rules[k])) {
+					assert_int_equal(opt_table_del_rule(t, rules[k].id), 0);
+					live[k] = false;
+				}
+			checks += churn_and_check(t, &s, rules, live, N, round == 2 || round == 3,
+						  now);
+			if (round < 2) /* dense masks share in_port and a prefix of ip_dst; the
+					* sparse catch-all is scanned */
+				assert_true(t->anchor[OPT_F_IN_PORT] == ~0ULL &&
+					    t->anchor[OPT_F_IP_DST] >= 0xff000000u &&
+					    opt_table_classify(t, &(struct opt_pkt){ { 0 } }, NULL,
+							       NULL) == 0);
+			if (round == 2 || round == 3)
+				assert_true(t->anchor[OPT_F_IN_PORT] == 0 &&
+					    t->anchor[OPT_F_IP_DST] == 0);
+			now += 700; /* a third of the rules stay busy, idle masks go */
+			for (uint32_t k = 0; k < N; k++)
+				if (live[k] && (k + (uint32_t)round) % 3 == 0)
+					opt_table_record_hits(t, rules[k].id, 5, now - 1);
+			opt_table_stats(t, &before);
+			p = tick_apply(t, now);
+			drop_deleted(p, live); /* idle masks leave with their rules */
+			opt_plan_free(p);
+			opt_table_stats(t, &after);
+			masks_removed += before.masks > after.masks;
+			check_pairs_from_scratch(t);
+			checks++;
+			if (round >= 4) /* no wild mask left: the anchor grew back */
+				assert_true(t->anchor[OPT_F_IN_PORT] == ~0ULL);
+		}
+		opt_table_free(t);
+	}
+	assert_true(checks >= 3 * 6 * 2);
+	assert_true(masks_removed > 0);
 	free(rules);
 }
 
@@ -1158,6 +1361,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_optimiser_classify_matches_reference),
+		cmocka_unit_test(test_optimiser_pair_counts_match_recomputation),
 		cmocka_unit_test(test_optimiser_priority_across_masks),
 		cmocka_unit_test(test_optimiser_reorders_by_locality),
 		cmocka_unit_test(test_optimiser_hyper_admission_blocks_one_hit_flows),

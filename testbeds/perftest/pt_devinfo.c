@@ -26,6 +26,8 @@ const char *pt_device_model_name(unsigned vendor_id, unsigned part_id)
 				return mlx[i].name;
 	if (vendor_id == 0x8086 && part_id == 0x1592)
 		return "E810";
+	if (vendor_id == 0xffffff && part_id == 0) /* RXE_VENDOR_ID: the kernel's rdma_rxe */
+		return "Soft-RoCE (rxe)";
 	return NULL;
 }
 

@@ -3,7 +3,12 @@
  * pt_tc: rendering a topology rule set as a `tc -batch` file of flower filters (pt_tc.h).
  * Assumes topo values are host-order integers (IPv4 in the low 32 bits, MACs in the low 48)
  * and that rule->group indexes topo_ruleset_group's (table, priority)-sorted list.
+ * Rules whose match part renders the same (same device, chain, prio and keys) are merged into
+ * the first: in_port is expressed by the device, so with fewer representors than VFs (or
+ * none) rules that differ only in in_port collide, and flower refuses the second one with
+ * "File exists" (seen on a real kernel, docs/rxe-vm.md); the count is scope->n_merged.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +16,81 @@
 
 #include "testbeds/perftest/pt_tc.h"
 
+/* Match parts already rendered: an open-addressing set of strings. Invariant: n * 2 <= cap
+ * (cap a power of two, or 0 before the first insert); slots own their strings. */
+struct seen {
+	char **slot;
+	size_t cap, n;
+};
+
 struct ctx {
 	const struct topo_ruleset *rs;
 	const struct pt_tc_devs *d;
 	unsigned *prio;        /* per group */
 	struct pt_tc_scope *scope;
+	struct seen seen;
 	FILE *f;
 };
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static char **seen_find(const struct seen *z, const char *key)
+{
+	size_t i = str_hash(key) & (z->cap - 1);
+
+	while (z->slot[i] && strcmp(z->slot[i], key) != 0)
+		i = (i + 1) & (z->cap - 1);
+	return &z->slot[i];
+}
+
+static int seen_grow(struct seen *z)
+{
+	struct seen bigger = { .cap = z->cap ? z->cap * 2 : 64 };
+
+	if (!(bigger.slot = calloc(bigger.cap, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < z->cap; i++)
+		if (z->slot[i])
+			*seen_find(&bigger, z->slot[i]) = z->slot[i];
+	bigger.n = z->n;
+	free(z->slot);
+	*z = bigger;
+	return 0;
+}
+
+/* 1: KEY was there (KEY freed); 0: KEY taken over; -ENOMEM (KEY freed). */
+static int seen_add(struct seen *z, char *key)
+{
+	char **p;
+
+	if ((z->n + 1) * 2 > z->cap && seen_grow(z) < 0) {
+		free(key);
+		return -ENOMEM;
+	}
+	p = seen_find(z, key);
+	if (*p) {
+		free(key);
+		return 1;
+	}
+	*p = key;
+	z->n++;
+	assert(z->n * 2 <= z->cap);
+	return 0;
+}
+
+static void seen_free(struct seen *z)
+{
+	for (size_t i = 0; i < z->cap; i++)
+		free(z->slot[i]);
+	free(z->slot);
+}
 
 static void ip_str(uint64_t v, char *b, size_t n)
 {
@@ -206,16 +279,32 @@ static int render_rule(struct ctx *c, size_t i, struct scn_error *err)
 {
 	const struct topo_rule *r = topo_ruleset_rule(c->rs, i);
 	const char *dev = rule_dev(c, r);
-	char proto[16];
+	char proto[16], *match = NULL;
+	size_t mlen = 0;
+	FILE *m = open_memstream(&match, &mlen);
+	int dup;
 
+	if (!m)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "tc: out of memory");
 	note_dev(c->scope, dev);
 	if (r->table > c->scope->max_chain)
 		c->scope->max_chain = r->table;
-	fprintf(c->f, "filter add dev %s ingress protocol %s chain %u prio %u flower%s", dev,
+	fprintf(m, "filter add dev %s ingress protocol %s chain %u prio %u flower%s", dev,
 		protocol(&r->match, proto, sizeof(proto)), r->table, rule_prio(c, r),
 		c->d->skip_sw ? " skip_sw" : "");
-	put_proto(c->f, &r->match);
-	put_keys(c->f, &r->match);
+	put_proto(m, &r->match);
+	put_keys(m, &r->match);
+	if (fclose(m) != 0 || !match) {
+		free(match);
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "tc: out of memory");
+	}
+	if ((dup = seen_add(&c->seen, match)) < 0)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "tc: out of memory");
+	if (dup) { /* the same filter on the same device: flower would refuse it */
+		c->scope->n_merged++;
+		return 0;
+	}
+	fputs(match, c->f); /* still valid: the set owns it now */
 	if (put_actions(c, r) < 0)
 		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "tc: rule %zu has an action tc "
 				     "cannot express here (forward across subnets or to an unknown "
@@ -245,6 +334,7 @@ int pt_tc_render(const struct topo_ruleset *rs, const struct pt_tc_devs *d, char
 		rc = render_rule(&c, i, err);
 	fclose(c.f);
 	free(c.prio);
+	seen_free(&c.seen);
 	if (rc == 0 && (c.f = open_memstream(&head, &hlen)) != NULL) {
 		for (unsigned i = 0; i < scope->n_devs; i++)
 			fprintf(c.f, "qdisc add dev %s ingress\n", scope->devs[i]);

@@ -20,6 +20,9 @@
  *   drop -> drop; count -> nothing (tc counts every filter). fwd_vf_other is refused.
  *   Every encap of one host targets the one peer VTEP: distinct encap contexts beyond
  *   distinct VNIs are not reproduced.
+ * Rules that render to the same filter (same device, chain, prio, keys: rules differing
+ * only in in_port when representors are fewer than VFs) are rendered once; scope->n_merged
+ * counts the others (flower would refuse them with "File exists").
  * Each device used also gets `qdisc add dev DEV ingress` first (run tc with -force so an
  * existing qdisc does not stop the batch). pt_tc_render_cleanup deletes every chain used.
  *
@@ -55,6 +58,7 @@ struct pt_tc_scope {
 	unsigned n_devs;
 	uint32_t max_chain;
 	size_t n_rules;      /* filter lines rendered */
+	size_t n_merged;     /* rules merged into an identical earlier filter (not rendered) */
 };
 
 int pt_tc_render(const struct topo_ruleset *rs, const struct pt_tc_devs *d, char **batch,

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# agent-install: stage `meson install --destdir` of the build, build examples/agent against
+# the staged library with pkg-config only (no build-tree paths), check that the binary
+# resolves libscalacn-opt from the stage, and run it on a model file from the corpus.
+# Usage: agent-install.sh BUILD_ROOT SOURCE_ROOT [SANITIZE_FLAGS]
+set -eu
+build=$1
+src=$2
+san=${3:-}
+stage=$(mktemp -d "${TMPDIR:-/tmp}/agent-stage-XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+meson install -C "$build" --destdir "$stage" --no-rebuild >"$stage/install.log" 2>&1 ||
+	{ cat "$stage/install.log"; exit 1; }
+pc=$(find "$stage" -name scalacn-opt.pc | head -n 1)
+test -n "$pc" || { echo "no scalacn-opt.pc in the stage"; exit 1; }
+test -f "$(dirname "$pc")/../libscalacn-opt.so" || { echo "no shared library next to the .pc"; exit 1; }
+hdr=$(find "$stage" -name scalacn-opt.h | head -n 1)
+test -n "$hdr" || { echo "no scalacn-opt.h in the stage"; exit 1; }
+mkdir "$stage/agent"
+cp "$src/examples/agent/agent.c" "$src/examples/agent/Makefile" "$stage/agent/"
+export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$stage"
+unset PKG_CONFIG_LIBDIR || true
+make -s -C "$stage/agent" CFLAGS="-O1 -g -Werror $san" LDFLAGS="$san"
+libdir=$(cd "$(dirname "$pc")/.." && pwd)
+LD_LIBRARY_PATH="$libdir" ldd "$stage/agent/agent" | grep scalacn-opt | grep -q "$stage" ||
+	{ echo "agent does not resolve libscalacn-opt from the stage"; exit 1; }
+LD_LIBRARY_PATH="$libdir" "$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 5
