@@ -53,6 +53,24 @@ static void rules_key(const struct gen_levels *l, char out[33])
 	hx_point_key(&k, out);
 }
 
+/* Remove every offloaded rule (the neutral point offloads none), so that a NIC that fell
+ * back to software recovers before the next point: a measurement must not depend on the
+ * points measured before it (nor on whether the campaign was resumed in between). */
+static int reset_rules(struct hx_runner *r, struct scn_error *err)
+{
+	struct gen_levels none;
+	struct gen_rules *empty = NULL;
+	int rc;
+
+	gen_levels_neutral(&none);
+	rc = gen_rules_build(NULL, NULL, &none, r->seed, &empty, err);
+	if (rc == 0)
+		rc = tb_apply(r->tb, empty, err);
+	gen_rules_free(empty);
+	r->needs_reset = false;
+	return rc;
+}
+
 static int ensure_rules(struct hx_runner *r, const struct gen_levels *l, struct scn_error *err)
 {
 	char key[33];
@@ -65,7 +83,10 @@ static int ensure_rules(struct hx_runner *r, const struct gen_levels *l, struct 
 	rc = gen_rules_build(NULL, NULL, l, r->seed, &rules, err);
 	if (rc < 0)
 		return err && err->cls == SCN_ERR_CONFIG ? -EDOM : rc;
-	rc = tb_apply(r->tb, rules, err);
+	if (r->needs_reset)
+		rc = reset_rules(r, err);
+	if (rc == 0)
+		rc = tb_apply(r->tb, rules, err);
 	if (rc < 0) {
 		gen_rules_free(rules);
 		return rc;
@@ -122,6 +143,8 @@ static int measure_and_store(struct hx_runner *r, const struct gen_levels *l, co
 	snprintf(tr.metric, sizeof(tr.metric), "%s", l->metric == GEN_METRIC_LAT ? "lat" : "bw");
 	tr.repeat = repeat;
 	to_res_sample(&s, &tr.sample);
+	if (tb_sample_counter(&s, "tc_not_in_hw") > 0)
+		r->needs_reset = true;
 	rc = res_trial_put(r->db, &tr, err);
 	if (rc < 0)
 		return rc;

@@ -4,6 +4,10 @@
  * point's rule sets (only when they changed), measure, and commit the trial in its own
  * transaction before returning. This is where "nothing measured is ever lost" holds.
  *
+ * When a trial shows rules in software (tc_not_in_hw > 0), every rule is removed before the
+ * next rule set is applied, so that the NIC's fallback hysteresis cannot carry one point's
+ * state into the next (and a resumed campaign measures what an uninterrupted one did).
+ *
  * The runner owns the current rule sets; the testbed, store and progress are borrowed.
  */
 #ifndef HX_TRIAL_H
@@ -33,6 +37,7 @@ struct hx_runner {
 	struct gen_rules *rules;       /* currently applied */
 	char rules_key[33];            /* key of the levels the applied rules came from */
 	bool dry_run;                  /* print commands only: no store, numbers are NAN */
+	bool needs_reset;              /* rules fell back to software: clear before new rules */
 	double cost_s;                 /* testbed-seconds of this campaign's trials */
 	unsigned long measured, cached;
 };
