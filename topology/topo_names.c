@@ -37,8 +37,8 @@ static const char *const reason_sentences[TOPO_R_COUNT] = {
 	"Traffic is forwarded from one tenant subnet into another.",
 	"The goto graph between tables has a cycle, so packets could loop forever.",
 	"A table cannot be reached by any goto path from the root table.",
-	"Some packets end up nowhere: no rule handles them, or their actions neither forward "
-	"nor drop them, or tunnel traffic reaches a container still encapsulated.",
+	("Some packets end up nowhere: no rule handles them, or their actions neither forward "
+	 "nor drop them, or tunnel traffic reaches a container still encapsulated."),
 	"A rule can never match because an earlier-probed rule of its table covers it.",
 };
 
