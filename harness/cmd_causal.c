@@ -304,6 +304,12 @@ static int print_cause(const struct res_cause *c, void *ctx)
 		json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
 		json_object_object_add(o, "detail", json_object_new_string(c->detail));
 		json_object_array_add(x->arr, o);
+	} else if (strstr(c->detail, "effect: trials failed")) {
+		/* no number to show: every trial at the cause's point failed (timeouts, ...) */
+		printf("%5lld %-5s %-3s %-34s %10.6g %8s %20s %5.2f %-12s %4u  %s%s\n",
+		       (long long)c->id, verb, metric, c->members, c->wall_level, "failed", "",
+		       c->confidence, cls, ids, walls,
+		       strstr(c->detail, "undecided") ? " (undecided)" : "");
 	} else {
 		printf("%5lld %-5s %-3s %-34s %10.6g %+7.1f%% [%+6.1f%%, %+6.1f%%] %5.2f %-12s %4u  %s%s\n",
 		       (long long)c->id, verb, metric, c->members, c->wall_level, 100 * c->effect,

@@ -210,7 +210,7 @@ int hx_cmd_compare(int argc, char **argv)
 	memset(&e, 0, sizeof(e));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': e.tb_path = optarg; break;
 		case 'd': db = optarg; break;

@@ -105,7 +105,7 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	print_criteria(p, o, out);
 	hx_analysis_print(&o->analysis, out);
 	for (unsigned i = 0; i < p->n_criteria; i++)
-		failed += o->criteria[i].measured && !o->criteria[i].pass;
+		failed += !o->criteria[i].pass;
 	for (unsigned i = 0; i < o->n_walls; i++) {
 		found += o->walls[i].found;
 		in_range += o->walls[i].in_range;
@@ -115,9 +115,14 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	if (o->budget_exhausted)
 		fprintf(out, "Budget of %.2f testbed-hours exhausted: the campaign is incomplete.\n",
 			p->budget_hours);
-	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u of %u criteria failed)\n",
+	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u causes, "
+		"%u of %u criteria failed)\n",
 		failed || in_range || o->budget_exhausted ? "NOT QUALIFIED" : "QUALIFIED", found,
-		in_range, failed, p->n_criteria);
+		in_range, o->analysis.n_causes, failed, p->n_criteria);
+	if (!failed && !in_range && !o->budget_exhausted && o->analysis.n_causes)
+		fprintf(out, "Note: qualification follows the plan's criteria and their ranges; the "
+			"causes above lie outside them (add criteria on their dimensions to qualify "
+			"against them).\n");
 }
 
 static struct json_object *wall_json(const struct hx_wall *w)
