@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +38,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts
 		{ "json", no_argument, NULL, 'J' },	     { "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->db = "scalacn.db";
+	o->db = HX_DEFAULT_DB;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:c:t:s:q", opts, NULL)) != -1) {
@@ -65,17 +63,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts
 						      optarg);
 			break;
 		case 'c':
-			o->campaign = strtoll(optarg, &end, 10);
-			if (*end || o->campaign < 1)
-				return hx_usage_error(cmd, "--campaign takes a campaign id, not '%s'", optarg);
+			if ((rc = hx_parse_id(cmd, "--campaign", "campaign", optarg, &o->campaign)))
+				return rc;
 			break;
 		default:
-			return hx_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+			return hx_bad_option(cmd, argv);
 		}
 	}
-	if (optind != argc)
-		return hx_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	return 0;
+	return hx_no_operands(cmd, argc, argv);
 }
 
 static int newest(const struct res_campaign *c, void *ctx)
@@ -112,18 +107,7 @@ static int store_walls(struct res_db *db, int64_t campaign, const struct hx_outc
 
 		if (!w->found)
 			continue;
-		memset(&s, 0, sizeof(s));
-		s.campaign = campaign;
-		snprintf(s.kind, sizeof(s.kind), "%s", w->kind);
-		snprintf(s.class_, sizeof(s.class_), "%s", w->class_);
-		snprintf(s.verb, sizeof(s.verb), "%s", topo_verb_name(w->verb));
-		snprintf(s.dimension, sizeof(s.dimension), "%s", w->dim->name);
-		s.level = w->level;
-		s.last_good = w->last_good;
-		s.effect = isfinite(w->effect) ? w->effect : 0;
-		s.p_value = isfinite(w->p_value) ? w->p_value : 0;
-		snprintf(s.detail, sizeof(s.detail), "metric %s, %u trials in the search",
-			 hx_metric_name(w->metric), w->trials);
+		hx_wall_symptom(w, campaign, &s);
 		if ((rc = res_symptom_put(db, &s, err)) < 0)
 			return rc;
 	}

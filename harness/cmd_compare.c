@@ -202,7 +202,7 @@ int hx_cmd_compare(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },	      { NULL, 0, NULL, 0 },
 	};
 	struct cmp_env e;
-	const char *db = "scalacn.db";
+	const char *db = HX_DEFAULT_DB;
 	struct scn_error err;
 	bool json = false;
 	int c, rc = 0;
@@ -216,8 +216,7 @@ int hx_cmd_compare(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 'J': json = true; break;
 		default:
-			return hx_usage_error("compare", "unknown or incomplete option '%s'",
-					      argv[optind - 1]);
+			return hx_bad_option("compare", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -77,8 +77,7 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 		o->seed = strtoull(optarg, &end, 10);
 		return *end || !*optarg ? hx_usage_error(cmd, "--seed takes a number, not '%s'", optarg) : 0;
 	case 'i':
-		o->model = strtoll(optarg, &end, 10);
-		return *end || o->model < 1 ? hx_usage_error(cmd, "--model takes a model id, not '%s'", optarg) : 0;
+		return hx_parse_id(cmd, "--model", "model", optarg, &o->model);
 	default:
 		return hx_usage_error(cmd, "unknown or incomplete option '%s'", optarg ? optarg : "");
 	}
@@ -99,33 +98,18 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->db = "scalacn.db";
+	o->db = HX_DEFAULT_DB;
 	o->seed = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:o:", opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return hx_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+			return hx_bad_option(cmd, argv);
 		rc = parse_opt(cmd, c, o);
 		if (rc)
 			return rc;
 	}
-	if (optind != argc)
-		return hx_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	return 0;
-}
-
-static int open_db(const char *path, struct res_db **db)
-{
-	struct scn_error err;
-	int rc = res_open(path, false, db, &err);
-
-	if (rc == -ENOENT) {
-		fprintf(stderr, "scalacn: no results database at %s (run a campaign first, or give --db)\n",
-			path);
-		return HX_EXIT_USAGE;
-	}
-	return rc < 0 ? hx_report_error(&err) : 0;
+	return hx_no_operands(cmd, argc, argv);
 }
 
 static const char *unit_of(const char *metric)
@@ -260,7 +244,7 @@ int hx_cmd_fit(int argc, char **argv)
 			return hx_usage_error("fit", "form %s takes one input; a masks model takes "
 					      "two (rbf2, plane, service2, cap2, walk2)",
 					      fit_form_name(o.forms[i]));
-	if ((rc = open_db(o.db, &db)))
+	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
 	rc = hx_fit_collect(db, o.rnic, o.verb, o.metric, &set, &err);
 	if (rc < 0) {
@@ -327,7 +311,7 @@ int hx_cmd_models(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_cli("models", argc, argv, &o);
 
-	if (rc || (rc = open_db(o.db, &db)))
+	if (rc || (rc = hx_open_store(o.db, &db)))
 		return rc;
 	c.json = o.json;
 	if (c.json)
@@ -392,7 +376,7 @@ int hx_cmd_predict(int argc, char **argv)
 		return rc;
 	if (!o.model || !o.has_x || !o.has_y)
 		return hx_usage_error("predict", "needs --model ID, --masks-local X and --masks-remote Y");
-	if ((rc = open_db(o.db, &db)))
+	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
 	m = calloc(1, sizeof(*m));
 	rc = m ? res_model_get(db, o.model, m, &err)
@@ -439,7 +423,7 @@ int hx_cmd_export(int argc, char **argv)
 		fmt = HX_EXPORT_YAML;
 	else if (o.format && strcmp(o.format, "sqlite"))
 		return hx_usage_error("export", "--format takes sqlite or yaml, not '%s'", o.format);
-	if ((rc = open_db(o.db, &db)))
+	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
 	rc = hx_fit_export(db, o.rnic, o.firmware, o.out, fmt, &info, &err);
 	res_close(db);

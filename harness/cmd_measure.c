@@ -146,7 +146,7 @@ int hx_cmd_measure(int argc, char **argv)
 			break;
 		case 'J': m.json = true; break;
 		default:
-			return hx_usage_error("measure", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return hx_bad_option("measure", argv);
 		}
 	}
 	if (optind != argc)

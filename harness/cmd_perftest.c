@@ -348,8 +348,7 @@ int hx_cmd_perftest(int argc, char **argv)
 		case 'd': o.db = optarg; break;
 		case 'r': o.rnic = optarg; break;
 		default:
-			return hx_usage_error("perftest", "unknown or incomplete option '%s'",
-					      argv[optind - 1]);
+			return hx_bad_option("perftest", argv);
 		}
 	}
 	if (optind >= argc)

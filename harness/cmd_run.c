@@ -18,7 +18,7 @@ int hx_cmd_run(int argc, char **argv)
 		{ "junit", required_argument, NULL, 'u' },    { "dry-run", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hx_run_opts o = { .db_path = "scalacn.db", .jobs = 1 };
+	struct hx_run_opts o = { .db_path = HX_DEFAULT_DB, .jobs = 1 };
 	char *end;
 	int c;
 
@@ -39,8 +39,7 @@ int hx_cmd_run(int argc, char **argv)
 				return hx_usage_error("run", "--jobs takes 1..64, not '%s'", optarg);
 			break;
 		default:
-			return hx_usage_error("run", "unknown or incomplete option '%s'",
-					      argv[optind - 1]);
+			return hx_bad_option("run", argv);
 		}
 	}
 	if (optind != argc - 1)

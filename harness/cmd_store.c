@@ -27,10 +27,10 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 		{ "output", required_argument, NULL, 'o' },   { NULL, 0, NULL, 0 },
 	};
 	char *end;
-	int c;
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->db = "scalacn.db";
+	o->db = HX_DEFAULT_DB;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:c:n:o:", opts, NULL)) != -1) {
@@ -39,9 +39,8 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 		case 'o': o->out = optarg; break;
 		case 'J': o->json = true; break;
 		case 'c':
-			o->campaign = strtoll(optarg, &end, 10);
-			if (*end || o->campaign < 1)
-				return hx_usage_error(cmd, "--campaign takes a campaign id, not '%s'", optarg);
+			if ((rc = hx_parse_id(cmd, "--campaign", "campaign", optarg, &o->campaign)))
+				return rc;
 			break;
 		case 'n':
 			o->limit = strtoul(optarg, &end, 10);
@@ -49,24 +48,10 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 				return hx_usage_error(cmd, "--limit takes a number, not '%s'", optarg);
 			break;
 		default:
-			return hx_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+			return hx_bad_option(cmd, argv);
 		}
 	}
-	if (optind != argc)
-		return hx_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	return 0;
-}
-
-static int open_db(const char *path, struct res_db **db)
-{
-	struct scn_error err;
-	int rc = res_open(path, false, db, &err);
-
-	if (rc == -ENOENT) {
-		fprintf(stderr, "scalacn: no results database at %s (run a campaign first, or give --db)\n", path);
-		return HX_EXIT_USAGE;
-	}
-	return rc < 0 ? hx_report_error(&err) : 0;
+	return hx_no_operands(cmd, argc, argv);
 }
 
 static int print_campaign(const struct res_campaign *c, void *ctx)
@@ -89,7 +74,7 @@ int hx_cmd_status(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("status", argc, argv, &o);
 
-	if (rc || (rc = open_db(o.db, &db)))
+	if (rc || (rc = hx_open_store(o.db, &db)))
 		return rc;
 	printf("%4s  %-11s %-22s %-10s %7s %9s  %s\n", "id", "status", "rnic", "firmware", "trials",
 	       "testbed-h", "summary");
@@ -134,7 +119,7 @@ int hx_cmd_trials(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("trials", argc, argv, &o);
 
-	if (rc || (rc = open_db(o.db, &db)))
+	if (rc || (rc = hx_open_store(o.db, &db)))
 		return rc;
 	c.limit = o.limit;
 	c.json = o.json;
@@ -158,7 +143,7 @@ int hx_cmd_export_csv(int argc, char **argv)
 	FILE *out = stdout;
 	int rc = parse_store_opts("export-csv", argc, argv, &o);
 
-	if (rc || (rc = open_db(o.db, &db)))
+	if (rc || (rc = hx_open_store(o.db, &db)))
 		return rc;
 	if (o.out && !(out = fopen(o.out, "w"))) {
 		fprintf(stderr, "scalacn: cannot write %s: %s\n", o.out, strerror(errno));

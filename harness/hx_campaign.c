@@ -6,6 +6,7 @@
  * message says how to resume.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,6 +139,24 @@ static int run_phases(struct campaign_env *e, struct scn_error *err)
 	return rc;
 }
 
+void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->campaign = campaign;
+	snprintf(s->kind, sizeof(s->kind), "%s", w->kind);
+	snprintf(s->class_, sizeof(s->class_), "%s", w->class_);
+	snprintf(s->verb, sizeof(s->verb), "%s", topo_verb_name(w->verb));
+	snprintf(s->dimension, sizeof(s->dimension), "%s", w->dim->name);
+	s->level = w->level;
+	s->last_good = w->last_good;
+	/* the store holds numbers only: a wall whose trials all failed has no effect size */
+	s->effect = isfinite(w->effect) ? w->effect : 0;
+	s->p_value = isfinite(w->p_value) ? w->p_value : 0;
+	snprintf(s->detail, sizeof(s->detail), "metric %s, %u trials in the search%s",
+		 hx_metric_name(w->metric), w->trials,
+		 isfinite(w->effect) ? "" : "; effect: trials failed");
+}
+
 /* Walls found become symptoms in the store (replacing an earlier analysis). */
 static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 {
@@ -155,20 +174,9 @@ static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 		hx_levels_base(e->plan, w->verb, w->metric, &l);
 		gen_levels_set(&l, w->dim, w->level, NULL);
 		hx_point_key(&l, key);
-		memset(&s, 0, sizeof(s));
-		s.campaign = e->runner.campaign;
+		hx_wall_symptom(w, e->runner.campaign, &s);
 		rc = res_point_upsert(e->db, s.campaign, key, hx_point_json(&l, json, sizeof(json)),
 				      "default", "wall", &s.point, err);
-		snprintf(s.kind, sizeof(s.kind), "%s", w->kind);
-		snprintf(s.class_, sizeof(s.class_), "%s", w->class_);
-		snprintf(s.verb, sizeof(s.verb), "%s", topo_verb_name(w->verb));
-		snprintf(s.dimension, sizeof(s.dimension), "%s", w->dim->name);
-		s.level = w->level;
-		s.last_good = w->last_good;
-		s.effect = w->effect;
-		s.p_value = w->p_value;
-		snprintf(s.detail, sizeof(s.detail), "metric %s, %u trials in the search",
-			 w->metric == GEN_METRIC_LAT ? "lat" : "bw", w->trials);
 		if (rc == 0)
 			rc = res_symptom_put(e->db, &s, err);
 	}

@@ -94,6 +94,11 @@ int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,
 					      enum gen_metric m);
 
+struct res_symptom;
+/* The symptom row of found wall W in CAMPAIGN: every field from W, point 0 (set by the caller
+ * once the wall's point is stored). Used by the campaign and by `scalacn analyze`. */
+void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s);
+
 /* Reports of an outcome. */
 void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
 int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);

@@ -39,6 +39,23 @@ int hx_report_error(const struct scn_error *e);
 int hx_exit_for(const struct scn_error *e);
 /* One-line usage error for command CMD: "scalacn CMD: MESSAGE (see 'scalacn help CMD')". */
 int hx_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After getopt_long returned '?' or ':': "unknown or incomplete option 'ARGV[optind - 1]'". */
+int hx_bad_option(const char *cmd, char **argv);
+/* After getopt_long: 0 when it consumed all of ARGV, else "unexpected argument 'ARG'". */
+int hx_no_operands(const char *cmd, int argc, char **argv);
+
+/* Where commands look for the results store when --db is not given. */
+#define HX_DEFAULT_DB "scalacn.db"
+
+struct res_db;
+/* Parse ARG, the value of option OPT (e.g. "--campaign"), as a row id >= 1 into *OUT.
+ * Otherwise a usage error of CMD "OPT takes a WHAT id, not 'ARG'": returns its exit code. */
+int hx_parse_id(const char *cmd, const char *opt, const char *what, const char *arg,
+		long long *out);
+/* Open the existing results store at PATH into *DB (the caller closes it with res_close).
+ * Returns 0, or an exit code after printing "scalacn: no results database at PATH (run a
+ * campaign first, or give --db)" when there is none, or the store's error otherwise. */
+int hx_open_store(const char *path, struct res_db **db);
 
 /* Commands (each in its own cmd_*.c). */
 int hx_cmd_enumerate(int argc, char **argv);

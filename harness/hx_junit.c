@@ -7,6 +7,7 @@
  * > failure[message,type]).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,12 +67,18 @@ static void criteria_cases(FILE *f, const struct hx_plan *p, const struct hx_out
 	for (unsigned i = 0; i < p->n_criteria; i++) {
 		const struct hx_criterion_result *c = &o->criteria[i];
 
-		snprintf(msg, sizeof(msg), "measured %.4g vs baseline %.4g: ratio %.3f (required %s %.3f), status %s",
-			 c->value, c->baseline, c->ratio,
-			 p->criteria[i].metric == GEN_METRIC_BW ? ">=" : "<=",
-			 p->criteria[i].metric == GEN_METRIC_BW ? p->criteria[i].min_ratio
-								: p->criteria[i].max_ratio,
-			 c->measured ? c->status : "not measured");
+		double need = p->criteria[i].metric == GEN_METRIC_BW ? p->criteria[i].min_ratio
+								     : p->criteria[i].max_ratio;
+		const char *op = p->criteria[i].metric == GEN_METRIC_BW ? ">=" : "<=";
+
+		if (isfinite(c->ratio))
+			snprintf(msg, sizeof(msg),
+				 "measured %.4g vs baseline %.4g: ratio %.3f (required %s %.3f), status %s",
+				 c->value, c->baseline, c->ratio, op, need,
+				 c->measured ? c->status : "not measured");
+		else
+			snprintf(msg, sizeof(msg), "no value: every trial failed (required %s %.3f), status %s",
+				 op, need, c->measured ? c->status : "not measured");
 		testcase(f, p->name, p->criteria[i].name, c->pass ? NULL : msg);
 	}
 }
@@ -87,9 +94,14 @@ static void wall_cases(FILE *f, const struct hx_plan *p, const struct hx_outcome
 			continue;
 		snprintf(name, sizeof(name), "no wall in range: %s (%s %s)", w->dim->name,
 			 topo_verb_name(w->verb), w->metric == GEN_METRIC_LAT ? "lat" : "bw");
-		snprintf(msg, sizeof(msg), "wall at %s = %s: %+.1f%% (p = %.2g), %s %s",
-			 w->dim->name, hx_level_text(w->dim, w->level, lv, sizeof(lv)),
-			 100.0 * w->effect, w->p_value, w->class_, w->kind);
+		if (isfinite(w->effect))
+			snprintf(msg, sizeof(msg), "wall at %s = %s: %+.1f%% (p = %.2g), %s %s",
+				 w->dim->name, hx_level_text(w->dim, w->level, lv, sizeof(lv)),
+				 100.0 * w->effect, w->p_value, w->class_, w->kind);
+		else
+			snprintf(msg, sizeof(msg), "wall at %s = %s: every trial failed, %s %s",
+				 w->dim->name, hx_level_text(w->dim, w->level, lv, sizeof(lv)),
+				 w->class_, w->kind);
 		testcase(f, p->name, name, msg);
 	}
 }

@@ -50,7 +50,7 @@ static void print_enum(const struct hx_outcome *o, FILE *out)
 
 static void print_wall(const struct hx_wall *w, FILE *out)
 {
-	char lv[32], good[32], max[32];
+	char lv[32], good[32], max[32], change[16];
 
 	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
 		metric_name(w->metric));
@@ -60,11 +60,14 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 			w->note);
 		return;
 	}
-	fprintf(out, "%9s %9s %+8.1f%% %8.2g  %-4s %-11s%s\n",
+	if (isfinite(w->effect))
+		snprintf(change, sizeof(change), "%+8.1f%%", 100.0 * w->effect);
+	else
+		snprintf(change, sizeof(change), "%9s", "failed");
+	fprintf(out, "%9s %9s %9s %8.2g  %-4s %-11s%s\n",
 		hx_level_text(w->dim, w->level, lv, sizeof(lv)),
-		hx_level_text(w->dim, w->last_good, good, sizeof(good)),
-		isfinite(w->effect) ? 100.0 * w->effect : -100.0, w->p_value, w->class_, w->kind,
-		w->in_range ? "  << inside qualified range" : "");
+		hx_level_text(w->dim, w->last_good, good, sizeof(good)), change, w->p_value,
+		w->class_, w->kind, w->in_range ? "  << inside qualified range" : "");
 }
 
 static void print_walls(const struct hx_outcome *o, FILE *out)
@@ -87,6 +90,11 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 		if (!c->measured) {
 			fprintf(out, "  FAIL  %s: not measured (%s)\n", p->criteria[i].name,
 				c->status[0] ? c->status : "campaign stopped before");
+			continue;
+		}
+		if (!isfinite(c->ratio)) {
+			fprintf(out, "  FAIL  %s: no value, every trial failed (%s)\n",
+				p->criteria[i].name, c->status);
 			continue;
 		}
 		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)\n",
@@ -125,6 +133,12 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 			"against them).\n");
 }
 
+/* JSON has no NaN: a number that could not be measured is null. */
+static struct json_object *num_or_null(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
 static struct json_object *wall_json(const struct hx_wall *w)
 {
 	struct json_object *j = json_object_new_object();
@@ -136,8 +150,9 @@ static struct json_object *wall_json(const struct hx_wall *w)
 	json_object_object_add(j, "level", json_object_new_double(w->level));
 	json_object_object_add(j, "last_good", json_object_new_double(w->last_good));
 	json_object_object_add(j, "max_tried", json_object_new_double(w->max_tried));
-	json_object_object_add(j, "effect", json_object_new_double(isfinite(w->effect) ? w->effect : -1));
-	json_object_object_add(j, "p_value", json_object_new_double(w->p_value));
+	/* null: every trial at the wall failed, so there is no effect size */
+	json_object_object_add(j, "effect", num_or_null(w->effect));
+	json_object_object_add(j, "p_value", num_or_null(w->p_value));
 	json_object_object_add(j, "symptom", json_object_new_string(w->kind));
 	json_object_object_add(j, "class", json_object_new_string(w->class_));
 	json_object_object_add(j, "in_qualified_range", json_object_new_boolean(w->in_range));
@@ -156,8 +171,8 @@ static struct json_object *baselines_json(const struct hx_outcome *o)
 
 		json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(b->verb)));
 		json_object_object_add(j, "metric", json_object_new_string(metric_name(b->metric)));
-		json_object_object_add(j, "mean", json_object_new_double(b->r.s.mean));
-		json_object_object_add(j, "ci95", json_object_new_double(b->r.s.ci95));
+		json_object_object_add(j, "mean", num_or_null(b->r.s.mean));
+		json_object_object_add(j, "ci95", num_or_null(b->r.s.ci95));
 		json_object_object_add(j, "repeats", json_object_new_int((int)b->r.s.n));
 		json_object_array_add(a, j);
 	}
@@ -175,9 +190,9 @@ static struct json_object *criteria_json(const struct hx_plan *p, const struct h
 		json_object_object_add(j, "name", json_object_new_string(p->criteria[i].name));
 		json_object_object_add(j, "measured", json_object_new_boolean(c->measured));
 		json_object_object_add(j, "pass", json_object_new_boolean(c->pass));
-		json_object_object_add(j, "value", json_object_new_double(c->value));
-		json_object_object_add(j, "baseline", json_object_new_double(c->baseline));
-		json_object_object_add(j, "ratio", json_object_new_double(c->ratio));
+		json_object_object_add(j, "value", num_or_null(c->value));
+		json_object_object_add(j, "baseline", num_or_null(c->baseline));
+		json_object_object_add(j, "ratio", num_or_null(c->ratio));
 		json_object_array_add(a, j);
 	}
 	return a;

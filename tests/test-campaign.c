@@ -273,6 +273,48 @@ static void test_campaign_exit_codes(void **state)
 	e2e_run_free(&r);
 }
 
+/* A latency wall where every trial times out (encap contexts past the buffer, S8) has no
+ * effect size: the JSON says null and the text and JUnit say the trials failed (they
+ * printed -100% and "nan%" before). */
+static void test_campaign_latency_timeout_wall(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300], junit[300], *xml;
+	struct e2e_run r;
+	struct json_object *root, *walls, *w, *v;
+	const char *args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
+	const char *text[] = { "run", plan, "--db", c->db, "--quiet", "--junit", junit, NULL };
+
+	snprintf(plan, sizeof(plan), "%s/lat.yaml", c->dir);
+	snprintf(junit, sizeof(junit), "%s/lat.xml", c->dir);
+	e2e_write_file(plan,
+		       "name: lat-timeouts\nseed: 3\nrepeats: 3\nverbs: [write]\nmetrics: [lat]\n"
+		       "testbed: tb.yaml\n"
+		       "fixed: {msg_size: 2, mtu: 1024, client.encap_masks: 1, client.decap_masks: 1,\n"
+		       "        server.encap_masks: 1, server.decap_masks: 1, flows: 4096}\n"
+		       "dimensions:\n  - name: encap_contexts\n    levels: [16, 256, 1024, 4096]\n"
+		       "criteria:\n  - name: lat at 4K contexts\n    verb: write\n    metric: lat\n"
+		       "    at: {encap_contexts: 4096}\n    max_ratio: 1.5\n");
+	assert_int_equal(e2e_scalacn_run(&r, args), 1);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "walls", &walls));
+	w = json_object_array_get_idx(walls, 0);
+	assert_true(json_object_object_get_ex(w, "class", &v));
+	assert_string_equal(json_object_get_string(v), "S8");
+	assert_true(json_object_object_get_ex(w, "effect", &v));
+	assert_null(v);
+	json_object_put(root);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, text), 1);
+	assert_non_null(strstr(r.out, "failed"));
+	assert_null(strstr(r.out, "nan"));
+	e2e_run_free(&r);
+	xml = e2e_read_file(junit);
+	assert_non_null(strstr(xml, "every trial failed"));
+	free(xml);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +324,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_sigint_exits_130_with_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

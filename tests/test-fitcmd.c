@@ -237,16 +237,43 @@ static void test_fitcmd_fit_synthetic(void **state)
 						     NULL }), 2);
 }
 
+/* Fit the whole store: RNIC then has exactly one model, of FORM, collected into FD. */
+static void fit_single(struct fx *f, const char *rnic, const char *form, struct found *fd)
+{
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 0);
+	assert_int_equal(res_model_each(f->db, rnic, collect_model, fd, &f->err), 0);
+	assert_int_equal(fd->n, 1);
+	assert_string_equal(fd->m[0].form, form);
+}
+
+/* Export RNIC's models for the optimiser: its write bw at (0, Y) is M's prediction exactly.
+ * Returns the loaded optimiser model; the caller frees it (opt_model_free). */
+static struct opt_model *export_agrees(struct fx *f, const char *rnic, const struct res_model *m,
+				       double y)
+{
+	struct opt_model *om = NULL;
+	struct hx_prediction pr;
+	char msg[512];
+	double v;
+
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							(char *)rnic, "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
+	assert_int_equal(opt_model_predict(om, "write", "bw", 0, y, &v), 0);
+	assert_int_equal(hx_fit_predict(m, 0, y, &pr, &f->err), 0);
+	assert_true(fabs(v - pr.value) <= 1e-9 * pr.value);
+	return om;
+}
+
 /* A campaign that swept the server's masks alone: fitted in y, lifted to two inputs. */
 static void test_fitcmd_one_input_lifted(void **state)
 {
 	struct fx *f = *state;
 	struct found fd = { .n = 0 };
-	struct opt_model *om = NULL;
+	struct opt_model *om;
 	struct hx_prediction pr;
 	struct fit_model m;
-	char msg[512];
-	double p[3], v;
+	double p[3];
 	int64_t c = add_campaign(f, "YONLY", "2");
 
 	for (size_t j = 0; j < NY; j++)
@@ -255,11 +282,8 @@ static void test_fitcmd_one_input_lifted(void **state)
 						180.0 / (1 + 0.02 * grid_y[j]) * (1 + 0.002 * r) };
 			put_trial(f, c, &t);
 		}
-	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 0);
-	assert_int_equal(res_model_each(f->db, "YONLY", collect_model, &fd, &f->err), 0);
-	assert_int_equal(fd.n, 1);
 	/* The restriction of service2 (service) follows the curve; lifted, k1 is fixed at 0. */
-	assert_string_equal(fd.m[0].form, "service2");
+	fit_single(f, "YONLY", "service2", &fd);
 	params_of(&fd.m[0], p, 3);
 	assert_true(fabs(p[0] - 180.2) < 1);
 	assert_true(p[1] == 0);
@@ -274,12 +298,7 @@ static void test_fitcmd_one_input_lifted(void **state)
 	assert_int_equal(hx_fit_predict(&fd.m[0], 1, 10, &pr, &f->err), 0);
 	assert_false(pr.in_domain);
 	/* Exported as the optimiser's service with three parameters. */
-	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
-							"YONLY", "-o", f->out, NULL }), 0);
-	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
-	assert_int_equal(opt_model_predict(om, "write", "bw", 0, 10, &v), 0);
-	assert_int_equal(hx_fit_predict(&fd.m[0], 0, 10, &pr, &f->err), 0);
-	assert_true(fabs(v - pr.value) <= 1e-9 * pr.value);
+	om = export_agrees(f, "YONLY", &fd.m[0], 10);
 	assert_int_equal(opt_model_in_domain(om, "write", "bw", 1, 10), 0);
 	opt_model_free(om);
 }
@@ -294,11 +313,9 @@ static void test_fitcmd_one_input_lifted_cap(void **state)
 	const size_t ny = sizeof(ys) / sizeof(ys[0]);
 	struct fx *f = *state;
 	struct found fd = { .n = 0 };
-	struct opt_model *om = NULL;
 	struct hx_prediction pr;
 	struct fit_model m;
-	char msg[512];
-	double p[5], v;
+	double p[5];
 	int64_t c = add_campaign(f, "YCAP", "2");
 
 	for (size_t j = 0; j < ny; j++)
@@ -308,10 +325,7 @@ static void test_fitcmd_one_input_lifted_cap(void **state)
 						fit_form_eval(FIT_CAP2, truth, in) * (1 + 0.002 * r) };
 			put_trial(f, c, &t);
 		}
-	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, NULL }), 0);
-	assert_int_equal(res_model_each(f->db, "YCAP", collect_model, &fd, &f->err), 0);
-	assert_int_equal(fd.n, 1);
-	assert_string_equal(fd.m[0].form, "cap2");
+	fit_single(f, "YCAP", "cap2", &fd);
 	params_of(&fd.m[0], p, 5);
 	assert_true(fabs(p[0] - 177.2) < 1);
 	assert_true(p[2] == 0);
@@ -325,13 +339,7 @@ static void test_fitcmd_one_input_lifted_cap(void **state)
 		assert_int_equal(hx_fit_predict(&fd.m[0], 0, ys[j], &pr, &f->err), 0);
 		assert_true(fabs(pr.value - want) < 0.005 * want);
 	}
-	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
-							"YCAP", "-o", f->out, NULL }), 0);
-	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
-	assert_int_equal(opt_model_predict(om, "write", "bw", 0, 30, &v), 0);
-	assert_int_equal(hx_fit_predict(&fd.m[0], 0, 30, &pr, &f->err), 0);
-	assert_true(fabs(v - pr.value) <= 1e-9 * pr.value);
-	opt_model_free(om);
+	opt_model_free(export_agrees(f, "YCAP", &fd.m[0], 30));
 }
 
 /* ---- (b) the ScalaCN artifact's latency rows ----------------------------------------- */

@@ -18,78 +18,31 @@
 #include <unistd.h>
 
 #include "harness/hx_plan.h"
-
-struct tmp {
-	char dir[64];
-};
+#include "tests/cfg-test-util.h"
 
 static int tmp_setup(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/test-plan-XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	*state = t;
-	return 0;
-}
-
-static int tmp_teardown(void **state)
-{
-	struct tmp *t = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd) != 0)
-		return -1;
-	free(t);
-	return 0;
-}
-
-static void put(const struct tmp *t, const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	return cfgt_setup(state, "test-plan");
 }
 
 /* Write TEXT as NAME, load it; on error the formatted message (temp dir stripped) is in BUF. */
-static int load(const struct tmp *t, const char *name, const char *text, struct hx_plan **p,
+static int load(const struct cfgt_dir *t, const char *name, const char *text, struct hx_plan **p,
 		char *buf, size_t len)
 {
-	char path[256], full[800];
+	char path[256];
 	struct scn_error err;
 	int rc;
 
 	if (text)
-		put(t, name, text);
+		cfgt_put(t, name, text);
 	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
 	scn_error_clear(&err);
 	rc = hx_plan_load(path, p, &err);
 	buf[0] = '\0';
 	if (rc) {
-		size_t dl = strlen(t->dir);
-		char *o = buf;
-
 		assert_null(*p);
 		assert_int_equal(err.cls, SCN_ERR_CONFIG);
-		scn_error_format(&err, full, sizeof(full));
-		for (const char *q = full; *q && (size_t)(o - buf) + 1 < len;) {
-			if (!strncmp(q, t->dir, dl) && q[dl] == '/')
-				q += dl + 1;
-			else
-				*o++ = *q++;
-		}
-		*o = '\0';
+		cfgt_error_text(t, &err, buf, len);
 	}
 	return rc;
 }
@@ -129,7 +82,7 @@ static const char *const good_plan =
 
 static void test_plan_good(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	struct hx_plan *p = NULL;
 	char buf[800], want[300];
 
@@ -226,14 +179,14 @@ static void test_plan_good(void **state)
 
 static void test_plan_hash(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	struct hx_plan *a = NULL, *b = NULL, *c = NULL;
 	char buf[800];
 
 	assert_int_equal(load(t, "h1.yaml", "name: h\nseed: 5\nrepeats: 4\n", &a, buf, sizeof(buf)),
 			 0);
 	/* Same content: other order, comments, flow style, split into an include. */
-	put(t, "h-common.yaml", "# shared\nrepeats: 4\n");
+	cfgt_put(t, "h-common.yaml", "# shared\nrepeats: 4\n");
 	assert_int_equal(load(t, "h2.yaml", "seed: 5   # x\ninclude: h-common.yaml\nname: h\n", &b,
 			      buf, sizeof(buf)), 0);
 	assert_string_equal(a->hash, b->hash);
@@ -395,7 +348,7 @@ static const struct bad bad_plans[] = {
 
 static void test_plan_bad(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	struct hx_plan *p = NULL;
 	char buf[800];
 
@@ -415,7 +368,7 @@ static void test_plan_bad(void **state)
 
 static void test_plan_include(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	struct hx_plan *p = NULL;
 	char buf[800];
 
@@ -423,7 +376,7 @@ static void test_plan_include(void **state)
 
 	snprintf(sub, sizeof(sub), "mkdir -p '%s/common'", t->dir);
 	assert_int_equal(system(sub), 0);
-	put(t, "common/defaults.yaml",
+	cfgt_put(t, "common/defaults.yaml",
 	    "repeats: 5\ntestbed: ../tb.yaml\nthresholds:\n  bw_drop: 20%\n");
 	assert_int_equal(load(t, "inc.yaml", "name: inc\ninclude: common/defaults.yaml\n", &p, buf,
 			      sizeof(buf)), 0);
@@ -489,10 +442,10 @@ static void test_plan_examples(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_plan_good, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_plan_hash, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_plan_bad, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_plan_include, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_good, tmp_setup, cfgt_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_hash, tmp_setup, cfgt_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_bad, tmp_setup, cfgt_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_include, tmp_setup, cfgt_teardown),
 		cmocka_unit_test(test_plan_examples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/cfg-test-util.h"
 #include "yamlcfg/ycfg.h"
 
 /* Strings are copied: the document is freed before the checks. */
@@ -218,53 +219,16 @@ static void test_ycfg_bad_inputs(void **state)
 
 /* ---- includes (real files) ---------------------------------------------------------------- */
 
-struct tmp {
-	char dir[64];
-};
-
-static void put(const struct tmp *t, const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static int tmp_setup(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/test-ycfg-XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	*state = t;
-	return 0;
-}
-
-static int tmp_teardown(void **state)
-{
-	struct tmp *t = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd) != 0)
-		return -1;
-	free(t);
-	return 0;
+	return cfgt_setup(state, "test-ycfg");
 }
 
 /* Load T's NAME and read it with the schema; error formatted into BUF with the dir removed. */
-static int load_file(const struct tmp *t, const char *name, struct cfg *c, char *buf, size_t len)
+static int load_file(const struct cfgt_dir *t, const char *name, struct cfg *c, char *buf,
+		     size_t len)
 {
-	char path[256], full[600];
+	char path[256];
 	struct scn_error err;
 	struct ycfg_doc *doc = NULL;
 	int rc;
@@ -275,33 +239,21 @@ static int load_file(const struct tmp *t, const char *name, struct cfg *c, char 
 	if (!rc)
 		rc = read_cfg(doc, c, &err);
 	buf[0] = '\0';
-	if (rc) {
-		size_t dl = strlen(t->dir) + 1;
-		char *p, *o = buf;
-
-		scn_error_format(&err, full, sizeof(full));
-		/* Strip every "<dir>/" so expectations are stable. */
-		for (p = full; *p && (size_t)(o - buf) + 1 < len;) {
-			if (!strncmp(p, t->dir, dl - 1) && p[dl - 1] == '/')
-				p += dl;
-			else
-				*o++ = *p++;
-		}
-		*o = '\0';
-	}
+	if (rc)
+		cfgt_error_text(t, &err, buf, len); /* "<dir>/" stripped: stable expectations */
 	ycfg_free(doc);
 	return rc;
 }
 
 static void test_ycfg_include_merge(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	char buf[600];
 	struct cfg c;
 
-	put(t, "common.yaml", "size: 2K\nratio: 25%\n");
-	put(t, "more.yaml", "mode: slow\n");
-	put(t, "main.yaml", "name: merged\ninclude: [common.yaml, more.yaml]\nenabled: false\n");
+	cfgt_put(t, "common.yaml", "size: 2K\nratio: 25%\n");
+	cfgt_put(t, "more.yaml", "mode: slow\n");
+	cfgt_put(t, "main.yaml", "name: merged\ninclude: [common.yaml, more.yaml]\nenabled: false\n");
 	assert_int_equal(load_file(t, "main.yaml", &c, buf, sizeof(buf)), 0);
 	assert_string_equal(c.name, "merged");
 	assert_int_equal(c.size, 2048);
@@ -338,8 +290,8 @@ static void test_ycfg_include_merge(void **state)
 	ycfg_free(doc);
 
 	/* Nested include inside a sequence element mapping. */
-	put(t, "lv.yaml", "levels: [7, 9]\n");
-	put(t, "nest.yaml", "name: n\ndimensions:\n  - name: a\n    include: lv.yaml\n");
+	cfgt_put(t, "lv.yaml", "levels: [7, 9]\n");
+	cfgt_put(t, "nest.yaml", "name: n\ndimensions:\n  - name: a\n    include: lv.yaml\n");
 	assert_int_equal(load_file(t, "nest.yaml", &c, buf, sizeof(buf)), 0);
 	assert_int_equal(c.n_levels[0], 2);
 	assert_int_equal(c.levels[0][1], 9);
@@ -373,13 +325,13 @@ static const struct bad_file bad_files[] = {
 
 static void test_ycfg_include_errors(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	char buf[600];
 	struct cfg c;
 
 	for (size_t i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
 		for (int f = 0; f < 4 && bad_files[i].files[f][0]; f++)
-			put(t, bad_files[i].files[f][0], bad_files[i].files[f][1]);
+			cfgt_put(t, bad_files[i].files[f][0], bad_files[i].files[f][1]);
 		int rc = load_file(t, bad_files[i].files[0][0], &c, buf, sizeof(buf));
 
 		if (rc != -EINVAL || strcmp(buf, bad_files[i].msg))
@@ -390,7 +342,7 @@ static void test_ycfg_include_errors(void **state)
 
 static void test_ycfg_include_depth(void **state)
 {
-	struct tmp *t = *state;
+	struct cfgt_dir *t = *state;
 	char name[32], text[64], buf[600];
 	struct cfg c;
 
@@ -401,13 +353,13 @@ static void test_ycfg_include_depth(void **state)
 			snprintf(text, sizeof(text), "k%d: 1\ninclude: d%d.yaml\n", i, i + 1);
 		else
 			snprintf(text, sizeof(text), "k9: 1\n");
-		put(t, name, text);
+		cfgt_put(t, name, text);
 	}
 	assert_int_equal(load_file(t, "d0.yaml", &c, buf, sizeof(buf)), -EINVAL);
 	assert_string_equal(buf, "d8.yaml:2:10: include: includes nested deeper than 8 levels "
 				 "(at 'd9.yaml')");
 	/* Depth exactly 8 is fine (read with the raw API: keys k1..k8 are not in the schema). */
-	put(t, "d8.yaml", "k8: 1\n");
+	cfgt_put(t, "d8.yaml", "k8: 1\n");
 	struct scn_error err;
 	struct ycfg_doc *doc;
 	char path[256];
@@ -490,9 +442,9 @@ int main(void)
 		cmocka_unit_test(test_ycfg_bad_inputs),
 		cmocka_unit_test(test_ycfg_scalars),
 		cmocka_unit_test(test_ycfg_missing_file),
-		cmocka_unit_test_setup_teardown(test_ycfg_include_merge, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_ycfg_include_errors, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_ycfg_include_depth, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_ycfg_include_merge, tmp_setup, cfgt_teardown),
+		cmocka_unit_test_setup_teardown(test_ycfg_include_errors, tmp_setup, cfgt_teardown),
+		cmocka_unit_test_setup_teardown(test_ycfg_include_depth, tmp_setup, cfgt_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
