@@ -27,7 +27,22 @@ struct fit_cli {
 	long long model;
 	double x, y;
 	bool has_x, has_y, json;
+	const char *where[9];   /* --where DIM=LEVEL filters, NULL-terminated */
+	size_t n_where;
 };
+
+static int add_where(const char *cmd, const char *arg, struct fit_cli *o)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return hx_usage_error(cmd, "--where takes DIMENSION=LEVEL, not '%s'", arg);
+	if (o->n_where + 1 >= sizeof(o->where) / sizeof(o->where[0]))
+		return hx_usage_error(cmd, "at most %zu --where filters",
+				      sizeof(o->where) / sizeof(o->where[0]) - 1);
+	o->where[o->n_where++] = arg;
+	return 0;
+}
 
 static int parse_forms(const char *cmd, const char *arg, struct fit_cli *o)
 {
@@ -66,6 +81,7 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	case 'F': o->format = optarg; return 0;
 	case 'J': o->json = true; return 0;
 	case 'k': return parse_forms(cmd, optarg, o);
+	case 'w': return add_where(cmd, optarg, o);
 	case 'x': o->has_x = true; return parse_num(cmd, "--masks-local", optarg, &o->x);
 	case 'y': o->has_y = true; return parse_num(cmd, "--masks-remote", optarg, &o->y);
 	case 'm':
@@ -93,7 +109,8 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 		{ "masks-local", required_argument, NULL, 'x' },
 		{ "masks-remote", required_argument, NULL, 'y' },
 		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },   { NULL, 0, NULL, 0 },
+		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
@@ -246,7 +263,7 @@ int hx_cmd_fit(int argc, char **argv)
 					      fit_form_name(o.forms[i]));
 	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
-	rc = hx_fit_collect(db, o.rnic, o.verb, o.metric, &set, &err);
+	rc = hx_fit_collect_where(db, o.rnic, o.verb, o.metric, o.where, &set, &err);
 	if (rc < 0) {
 		res_close(db);
 		return hx_report_error(&err);

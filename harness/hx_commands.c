@@ -87,7 +87,7 @@ const struct hx_command hx_commands[] = {
 	  hx_cmd_compare },
 	{ "fit", "fit per-RNIC performance models from stored trials",
 	  "usage: scalacn fit [--db FILE] [--rnic MODEL] [--verb V] [--metric bw|lat]\n"
-	  "                   [--form F[,F...]] [--seed N] [--json]\n\n"
+	  "                   [--form F[,F...]] [--where DIM=LEVEL ...] [--seed N] [--json]\n\n"
 	  "Fits and stores one model per (RNIC model, verb, metric) of the trials in the database.\n"
 	  "Inputs (the ScalaCN paper's): x = masks on the local (client) host = client.encap_masks\n"
 	  "+ client.decap_masks, y = masks on the remote (server) host = server.encap_masks +\n"
@@ -105,6 +105,8 @@ const struct hx_command hx_commands[] = {
 	  "                 form is fitted alone, which works with few points (a plane\n"
 	  "                 through 4)\n"
 	  "  --seed N       seed of the fit's starts and cross-validation folds (default 1)\n"
+	  "  --where D=L    only trials whose point has dimension D at level L (repeatable;\n"
+	  "                 e.g. --where msg_size=2 for imported perftest -a logs)\n"
 	  "  --json         print the stored models as JSON\n\n"
 	  "Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
 	  hx_cmd_fit },

@@ -42,6 +42,7 @@ struct grp {
 
 struct collect {
 	const char *rnic, *verb, *metric;
+	const char *const *where;  /* "dimension=level" filters, NULL-terminated (or NULL) */
 	struct camp *camps;
 	size_t n_camps, cap_camps;
 	struct rec *recs;
@@ -195,6 +196,31 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 	return 0;
 }
 
+/* Does LEVELS satisfy every "dimension=level" of WHERE? Numbers compare as numbers
+ * (8K = 8192), categorical levels by name. */
+static bool matches_where(struct json_object *levels, const char *const *where)
+{
+	for (; where && *where; where++) {
+		const char *eq = strchr(*where, '=');
+		struct json_object *v = NULL;
+		char key[96];
+
+		if (!eq || (size_t)(eq - *where) >= sizeof(key))
+			return false;
+		memcpy(key, *where, (size_t)(eq - *where));
+		key[eq - *where] = '\0';
+		if (!json_object_object_get_ex(levels, key, &v) || !v)
+			return false;
+		if (json_object_is_type(v, json_type_string)) {
+			if (strcmp(json_object_get_string(v), eq + 1))
+				return false;
+		} else if (json_object_get_double(v) != hx_level_number(eq + 1)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static int on_trial(const struct res_trial *t, const char *levels_json, void *vctx)
 {
 	struct collect *k = vctx;
@@ -214,7 +240,7 @@ static int on_trial(const struct res_trial *t, const char *levels_json, void *vc
 	metric = t->metric[0] ? t->metric : text_of(lv, "metric");
 	if ((strcmp(metric, "bw") && strcmp(metric, "lat")) || !verb[0] ||
 	    (k->rnic && strcmp(k->rnic, cp->rnic)) || (k->verb && strcmp(k->verb, verb)) ||
-	    (k->metric && strcmp(k->metric, metric)))
+	    (k->metric && strcmp(k->metric, metric)) || !matches_where(lv, k->where))
 		goto out;
 	g = find_grp(k, cp->rnic, verb, metric);
 	if (!g) {
@@ -263,6 +289,18 @@ static int cmp_xyv(const void *a, const void *b)
 static double median(const struct rec *r, size_t n)
 {
 	return n % 2 ? r[n / 2].v : 0.5 * (r[n / 2 - 1].v + r[n / 2].v);
+}
+
+double hx_level_number(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end != text && (*end == 'K' || *end == 'k'))
+		v *= 1024, end++;
+	else if (end != text && (*end == 'M' || *end == 'm'))
+		v *= 1048576, end++;
+	return end != text && !*end ? v : NAN;
 }
 
 /* Fill D from the N records R of the winning setting of group G (reordered here): one data
@@ -350,7 +388,14 @@ static void collect_free(struct collect *k)
 int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const char *metric,
 		   struct hx_fit_set **out, struct scn_error *err)
 {
-	struct collect k = { .rnic = rnic, .verb = verb, .metric = metric };
+	return hx_fit_collect_where(db, rnic, verb, metric, NULL, out, err);
+}
+
+int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
+			 const char *metric, const char *const *where, struct hx_fit_set **out,
+			 struct scn_error *err)
+{
+	struct collect k = { .rnic = rnic, .verb = verb, .metric = metric, .where = where };
 	struct hx_fit_set *s;
 	int rc;
 

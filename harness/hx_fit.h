@@ -101,6 +101,14 @@ struct hx_fit_set;
  * of (rnic_model, verb, metric). An empty set is not an error (count 0). */
 int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const char *metric,
 		   struct hx_fit_set **out, struct scn_error *err);
+/* As hx_fit_collect, keeping only trials whose point satisfies every "dimension=level" of
+ * WHERE (NULL-terminated; numbers with K/M suffixes, categorical levels by name): the way
+ * to pick one setting, e.g. msg_size=2, when several are equally common. */
+int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
+			 const char *metric, const char *const *where, struct hx_fit_set **out,
+			 struct scn_error *err);
+/* "8K" -> 8192, "2M" -> 2097152, "0.5" -> 0.5; NAN when TEXT is not a number. */
+double hx_level_number(const char *text);
 size_t hx_fit_set_count(const struct hx_fit_set *s);
 const struct hx_fit_data *hx_fit_set_at(const struct hx_fit_set *s, size_t i);
 void hx_fit_set_free(struct hx_fit_set *s);

@@ -137,6 +137,22 @@ static void test_fitcmd_collect_rules(void **state)
 	assert_int_equal(hx_fit_set_count(s), 0);
 	hx_fit_set_free(s);
 
+	/* --where picks the other setting (flows 64: 4 trials) instead of the most common one. */
+	{
+		const char *const where[] = { "flows=64", NULL }, *const none[] = { "flows=1K", NULL };
+
+		assert_int_equal(hx_fit_collect_where(f->db, "SYN-1", "send", "bw", where, &s, &f->err), 0);
+		assert_int_equal(hx_fit_set_count(s), 1);
+		assert_int_equal(hx_fit_set_at(s, 0)->n_ok, 4);
+		assert_non_null(strstr(hx_fit_set_at(s, 0)->fixed_json, "\"flows\":64"));
+		hx_fit_set_free(s);
+		assert_int_equal(hx_fit_collect_where(f->db, "SYN-1", "send", "bw", none, &s, &f->err), 0);
+		assert_int_equal(hx_fit_set_count(s), 0);
+		hx_fit_set_free(s);
+	}
+	assert_true(hx_level_number("8K") == 8192 && hx_level_number("2M") == 2097152);
+	assert_true(isnan(hx_level_number("8Q")));
+
 	/* Medians: (0,0) from 10, 100, 11 -> 11 (the outlier does not count); (2,1) from 5 and
 	 * 7 (masks split differently between encap and decap) -> 6. */
 	int64_t c = add_campaign(f, "MED", "1");
