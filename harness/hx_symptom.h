@@ -2,9 +2,10 @@
 /*
  * hx_symptom: is a point's result a symptom against its baseline? Needs both the plan's
  * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test), or
- * failed trials (timeouts, completion errors, rules refused) when the plan counts errors, or
- * software fallback (tc_not_in_hw > 0). Classification into the paper's S1..S8 uses only what
- * was measured: the counters, the statuses and which dimension was being varied.
+ * failed trials (timeouts, completion errors, rules refused) when the plan counts errors.
+ * Software fallback (more tc_not_in_hw rules than at the baseline) names the symptom S1.
+ * Classification into the paper's S1..S8 uses only what was measured: the counters, the
+ * statuses and which dimension was being varied.
  */
 #ifndef HX_SYMPTOM_H
 #define HX_SYMPTOM_H
@@ -20,7 +21,7 @@ struct hx_symptom {
 	double effect;   /* relative change of the metric vs baseline (-0.4 = 40% lower) */
 	double p_value;
 	char kind[16];   /* bw_drop, lat_rise, timeout, errors, sw_fallback, "" */
-	bool fallback;   /* software fallback seen (tc_not_in_hw > 0) */
+	bool fallback;   /* more rules in software (tc_not_in_hw) than at the baseline */
 	unsigned failed; /* failed trials */
 };
 
