@@ -15,9 +15,9 @@ void hx_symptom_judge(const struct hx_plan_thresholds *t, enum gen_metric metric
 {
 	memset(out, 0, sizeof(*out));
 	out->failed = at->failed;
-	/* fallback seen at this point and not already at the baseline (a software-only testbed,
-	 * e.g. tc flower on veth, has every rule not_in_hw from the start) */
-	out->fallback = at->counters_not_in_hw > base->counters_not_in_hw;
+	/* a larger share of the rules in software than at the baseline (a software-only
+	 * eSwitch, e.g. tc flower on veth, has every rule not_in_hw from the start: share 1) */
+	out->fallback = at->sw_share > base->sw_share;
 	out->p_value = hx_welch_p(&base->s, &at->s);
 	if (base->s.mean > 0 && isfinite(at->s.mean))
 		out->effect = at->s.mean / base->s.mean - 1.0;

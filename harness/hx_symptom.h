@@ -3,7 +3,7 @@
  * hx_symptom: is a point's result a symptom against its baseline? Needs both the plan's
  * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test), or
  * failed trials (timeouts, completion errors, rules refused) when the plan counts errors.
- * Software fallback (more tc_not_in_hw rules than at the baseline) names the symptom S1.
+ * Software fallback (a larger share of rules not_in_hw than at the baseline) names it S1.
  * Classification into the paper's S1..S8 uses only what was measured: the counters, the
  * statuses and which dimension was being varied.
  */
@@ -21,7 +21,7 @@ struct hx_symptom {
 	double effect;   /* relative change of the metric vs baseline (-0.4 = 40% lower) */
 	double p_value;
 	char kind[16];   /* bw_drop, lat_rise, timeout, errors, sw_fallback, "" */
-	bool fallback;   /* more rules in software (tc_not_in_hw) than at the baseline */
+	bool fallback;   /* larger share of rules in software than at the baseline */
 	unsigned failed; /* failed trials */
 };
 

@@ -219,15 +219,26 @@ int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 	return 0;
 }
 
-static double not_in_hw(const struct res_sample *s)
+static double counter_of(const struct res_sample *s, const char *name)
 {
 	struct json_object *root = json_tokener_parse(s->counters_json), *v;
 	double out = 0;
 
-	if (root && json_object_object_get_ex(root, "tc_not_in_hw", &v))
+	if (root && json_object_object_get_ex(root, name, &v))
 		out = json_object_get_double(v);
 	json_object_put(root);
 	return out;
+}
+
+/* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
+static void note_software(const struct res_sample *s, struct hx_point_result *out)
+{
+	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
+
+	if (sw > out->counters_not_in_hw)
+		out->counters_not_in_hw = sw;
+	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
+		out->sw_share = sw / (sw + hw);
 }
 
 int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
@@ -246,8 +257,7 @@ int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *ph
 			return rc;
 		out->ids[out->n] = t.id;
 		out->x[out->n++] = hx_sample_value(l, &t.sample);
-		if (not_in_hw(&t.sample) > out->counters_not_in_hw)
-			out->counters_not_in_hw = not_in_hw(&t.sample);
+		note_software(&t.sample, out);
 		if (strcmp(t.sample.status, "ok")) {
 			out->failed++;
 			snprintf(out->status, sizeof(out->status), "%s", t.sample.status);

@@ -69,7 +69,8 @@ struct hx_point_result {
 	int64_t ids[HX_MAX_REPEATS];
 	unsigned n, failed;
 	char status[24];  /* worst status seen ("ok" when all ok) */
-	double counters_not_in_hw; /* max tc_not_in_hw seen (software fallback) */
+	double counters_not_in_hw; /* max tc_not_in_hw seen */
+	double sw_share;           /* max share of rules in software: not_in_hw / (in_hw + not) */
 };
 int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		 struct hx_point_result *out, struct scn_error *err);

@@ -16,13 +16,13 @@
 static const struct hx_plan_thresholds thr = { .bw_drop = 0.10, .lat_rise = 0.20,
 					       .significance = 0.05, .errors = true };
 
-static void point(struct hx_point_result *r, double mean, double sd, double not_in_hw)
+static void point(struct hx_point_result *r, double mean, double sd, double sw_share)
 {
 	memset(r, 0, sizeof(*r));
 	r->s.n = 5;
 	r->s.mean = mean;
 	r->s.sd = sd;
-	r->counters_not_in_hw = not_in_hw;
+	r->sw_share = sw_share;
 	strcpy(r->status, "ok");
 }
 
@@ -50,14 +50,15 @@ static void test_symptom_fallback_is_relative_to_baseline(void **state)
 	struct hx_symptom s;
 
 	(void)state;
-	point(&base, 100, 1, 544); /* a software-only eSwitch: everything not_in_hw */
-	point(&same, 50, 1, 544);
-	point(&more, 50, 1, 800);
+	point(&base, 100, 1, 1.0); /* a software-only eSwitch: every rule not_in_hw */
+	point(&same, 50, 1, 1.0);  /* more masks: more rules, all still in software */
 	hx_symptom_judge(&thr, GEN_METRIC_BW, &base, &same, &s);
 	assert_true(s.present);
 	assert_false(s.fallback);
 	assert_string_equal(s.kind, "bw_drop");
 	assert_string_equal(hx_symptom_class(&s, gen_dimension_find("server.decap_masks")), "S6");
+	point(&base, 100, 1, 0.0); /* an offloading NIC */
+	point(&more, 50, 1, 0.4);
 	hx_symptom_judge(&thr, GEN_METRIC_BW, &base, &more, &s);
 	assert_true(s.fallback);
 	assert_string_equal(s.kind, "sw_fallback");
