@@ -17,6 +17,7 @@
 #ifndef GEN_H
 #define GEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/scn_error.h"
@@ -54,6 +55,13 @@ struct gen_levels {
 
 /* The neutral point: every component removed or at its least demanding level. */
 void gen_levels_neutral(struct gen_levels *l);
+
+/* The smallest flow count at which L's masks and encap contexts can be built (each needs a
+ * flow of its own). gen_levels_repair raises L's flows to it when L asks for fewer (and for
+ * some flows at all) and says whether it changed L: the repair `run` makes before measuring a
+ * point and `measure` makes unless told not to. */
+uint32_t gen_levels_flows_needed(const struct gen_levels *l);
+bool gen_levels_repair(struct gen_levels *l);
 
 /* What one trial drives (what perftest would be told). */
 struct gen_traffic {

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct measure_opts {
 	struct gen_levels levels;
 	uint64_t seed;
 	bool json;
+	bool no_repair;
 };
 
 static void print_sample_text(const struct tb_description *d, const struct gen_levels *l,
@@ -32,13 +34,24 @@ static void print_sample_text(const struct tb_description *d, const struct gen_l
 	       l->msg_size, l->flows, l->masks[GEN_CLIENT][GEN_ENCAP], l->masks[GEN_CLIENT][GEN_DECAP],
 	       l->masks[GEN_SERVER][GEN_ENCAP], l->masks[GEN_SERVER][GEN_DECAP]);
 	printf("status          %s\n", tb_status_name(s->status));
-	printf("bandwidth       %.3f Gb/s (%.1f MiB/s)\n", s->bw_gbps, s->bw_gbps * 1e9 / 8 / 1048576);
-	printf("message rate    %.4f Mpps\n", s->msg_rate_mpps);
-	printf("latency median  %.3f us\n", s->lat_median_us);
-	printf("latency p99     %.3f us\n", s->lat_p99_us);
+	if (isfinite(s->bw_gbps)) /* what the test did not measure is not printed */
+		printf("bandwidth       %.3f Gb/s (%.1f MiB/s)\n", s->bw_gbps,
+		       s->bw_gbps * 1e9 / 8 / 1048576);
+	if (isfinite(s->msg_rate_mpps))
+		printf("message rate    %.4f Mpps\n", s->msg_rate_mpps);
+	if (isfinite(s->lat_median_us))
+		printf("latency median  %.3f us\n", s->lat_median_us);
+	if (isfinite(s->lat_p99_us))
+		printf("latency p99     %.3f us\n", s->lat_p99_us);
 	printf("cost            %.3f testbed-seconds\n", s->cost_s);
 	for (unsigned i = 0; i < s->n_counters; i++)
 		printf("counter %-28s %.0f\n", s->counters[i].name, s->counters[i].value);
+}
+
+/* JSON has no NaN: a number the test did not measure is null. */
+static struct json_object *measured(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 static void print_sample_json(const struct tb_description *d, const struct gen_levels *l,
@@ -51,11 +64,11 @@ static void print_sample_json(const struct tb_description *d, const struct gen_l
 	json_object_object_add(j, "firmware", json_object_new_string(d->firmware));
 	json_object_object_add(j, "point", json_tokener_parse(hx_point_json(l, buf, sizeof(buf))));
 	json_object_object_add(j, "status", json_object_new_string(tb_status_name(s->status)));
-	json_object_object_add(j, "bw_gbps", json_object_new_double(s->bw_gbps));
-	json_object_object_add(j, "bw_mib_s", json_object_new_double(s->bw_gbps * 1e9 / 8 / 1048576));
-	json_object_object_add(j, "msg_rate_mpps", json_object_new_double(s->msg_rate_mpps));
-	json_object_object_add(j, "lat_median_us", json_object_new_double(s->lat_median_us));
-	json_object_object_add(j, "lat_p99_us", json_object_new_double(s->lat_p99_us));
+	json_object_object_add(j, "bw_gbps", measured(s->bw_gbps));
+	json_object_object_add(j, "bw_mib_s", measured(s->bw_gbps * 1e9 / 8 / 1048576));
+	json_object_object_add(j, "msg_rate_mpps", measured(s->msg_rate_mpps));
+	json_object_object_add(j, "lat_median_us", measured(s->lat_median_us));
+	json_object_object_add(j, "lat_p99_us", measured(s->lat_p99_us));
 	json_object_object_add(j, "cost_s", json_object_new_double(s->cost_s));
 	for (unsigned i = 0; i < s->n_counters; i++)
 		json_object_object_add(c, s->counters[i].name, json_object_new_double(s->counters[i].value));
@@ -63,6 +76,24 @@ static void print_sample_json(const struct tb_description *d, const struct gen_l
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(j);
+}
+
+/* Raise flows to what the masks and contexts need, as `run` does, or refuse the point naming
+ * the fix. Returns 0 or an exit status. */
+static int repair_point(struct measure_opts *m)
+{
+	uint32_t asked = m->levels.flows, need = gen_levels_flows_needed(&m->levels);
+
+	if (asked == 0 || asked >= need)
+		return 0;
+	if (m->no_repair)
+		return hx_usage_error("measure", "the point's masks and encap contexts need at least "
+				      "%u flows, but flows = %u: add --set flows=%u", need, asked, need);
+	gen_levels_repair(&m->levels);
+	fprintf(stderr, "scalacn measure: flows raised from %u to %u, the fewest this point's masks "
+		"and encap contexts build with (as 'scalacn run' does; --no-repair refuses)\n",
+		asked, need);
+	return 0;
 }
 
 static int measure_once(const struct measure_opts *m)
@@ -115,7 +146,8 @@ int hx_cmd_measure(int argc, char **argv)
 		{ "testbed", required_argument, NULL, 't' }, { "verb", required_argument, NULL, 'v' },
 		{ "size", required_argument, NULL, 's' },    { "metric", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, 'S' },     { "seed", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'J' },	      { NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'J' },	      { "no-repair", no_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct measure_opts m = { .seed = 1 };
 	struct scn_error err;
@@ -145,6 +177,7 @@ int hx_cmd_measure(int argc, char **argv)
 				return hx_usage_error("measure", "--seed takes an integer, not '%s'", optarg);
 			break;
 		case 'J': m.json = true; break;
+		case 'R': m.no_repair = true; break;
 		default:
 			return hx_bad_option("measure", argv);
 		}
@@ -153,7 +186,8 @@ int hx_cmd_measure(int argc, char **argv)
 		return hx_usage_error("measure", "unexpected argument '%s'", argv[optind]);
 	if (!m.testbed)
 		return hx_usage_error("measure", "--testbed FILE is required");
-	return measure_once(&m);
+	c = repair_point(&m);
+	return c ? c : measure_once(&m);
 }
 
 int hx_cmd_dimensions(int argc, char **argv)

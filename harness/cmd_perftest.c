@@ -80,13 +80,6 @@ static struct json_object *num(double v)
 	return json_object_new_double_s(v, buf);
 }
 
-/* The store wants numbers: what perftest did not measure is stored as 0 (as tb.h does for
- * the bandwidth of latency tests). */
-static double or0(double v)
-{
-	return isnan(v) ? 0 : v;
-}
-
 static struct json_object *result_json(const char *path, const struct pt_result *r)
 {
 	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
@@ -272,10 +265,16 @@ static int store_row(struct res_db *db, int64_t campaign, const char *path,
 	snprintf(t.metric, sizeof(t.metric), "%s", l.metric == GEN_METRIC_LAT ? "lat" : "bw");
 	snprintf(t.sample.status, sizeof(t.sample.status), "ok");
 	snprintf(t.sample.counters_json, sizeof(t.sample.counters_json), "{}");
-	t.sample.bw_gbps = l.metric == GEN_METRIC_BW ? or0(w->bw_avg_gbps) : 0;
-	t.sample.msg_rate_mpps = or0(w->msg_rate_mpps);
-	t.sample.lat_median_us = or0(isnan(w->t_typical) ? w->t_avg : w->t_typical);
-	t.sample.lat_p99_us = or0(w->p99);
+	/* what this test did not measure stays NAN (stored as NULL) */
+	t.sample.bw_gbps = t.sample.msg_rate_mpps = NAN;
+	t.sample.lat_median_us = t.sample.lat_p99_us = NAN;
+	if (l.metric == GEN_METRIC_BW) {
+		t.sample.bw_gbps = w->bw_avg_gbps;
+		t.sample.msg_rate_mpps = w->msg_rate_mpps;
+	} else {
+		t.sample.lat_median_us = isnan(w->t_typical) ? w->t_avg : w->t_typical;
+		t.sample.lat_p99_us = w->p99;
+	}
 	rc = res_trial_put(db, &t, err);
 	if (rc == -EEXIST)
 		return 0;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,26 +89,49 @@ struct trials_ctx {
 	bool json;
 };
 
+/* A measured number as JSON (%.6g) or null when the trial did not measure it. */
+static const char *json_num(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		return "null";
+	snprintf(buf, len, "%.6g", v);
+	return buf;
+}
+
+/* A measured number in a table column of WIDTH, or blanks when it was not measured. */
+static const char *cell(double v, int width, int prec, char *buf, size_t len)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%*.*f", width, prec, v);
+	else
+		snprintf(buf, len, "%*s", width, "");
+	return buf;
+}
+
 static int print_trial(const struct res_trial *t, const char *levels_json, void *ctx)
 {
 	struct trials_ctx *c = ctx;
+	char b1[40], b2[40], b3[40];
 
 	if (c->limit && c->shown >= c->limit)
 		return 1;
 	c->shown++;
 	if (c->json) {
 		printf("%s{\"id\":%lld,\"campaign\":%lld,\"key\":\"%s\",\"verb\":\"%s\",\"metric\":\"%s\",\"repeat\":%d,"
-		       "\"status\":\"%s\",\"bw_gbps\":%.6g,\"lat_median_us\":%.6g,\"lat_p99_us\":%.6g,\"cost_s\":%.6g,"
+		       "\"status\":\"%s\",\"bw_gbps\":%s,\"lat_median_us\":%s,\"lat_p99_us\":%s,\"cost_s\":%.6g,"
 		       "\"point\":%s,\"counters\":%s}",
 		       c->shown > 1 ? ",\n" : "", (long long)t->id, (long long)t->campaign, t->key,
-		       t->verb, t->metric, t->repeat, t->sample.status, t->sample.bw_gbps,
-		       t->sample.lat_median_us, t->sample.lat_p99_us, t->sample.cost_s,
+		       t->verb, t->metric, t->repeat, t->sample.status,
+		       json_num(t->sample.bw_gbps, b1, sizeof(b1)),
+		       json_num(t->sample.lat_median_us, b2, sizeof(b2)),
+		       json_num(t->sample.lat_p99_us, b3, sizeof(b3)), t->sample.cost_s,
 		       levels_json ? levels_json : "null", t->sample.counters_json);
 		return 0;
 	}
-	printf("%6lld %4lld %-5s %-3s %2d %-16s %9.3f %9.3f %8.3f  %s\n", (long long)t->id,
+	printf("%6lld %4lld %-5s %-3s %2d %-16s %s %s %8.3f  %s\n", (long long)t->id,
 	       (long long)t->campaign, t->verb, t->metric, t->repeat, t->sample.status,
-	       t->sample.bw_gbps, t->sample.lat_median_us, t->sample.cost_s, t->key);
+	       cell(t->sample.bw_gbps, 9, 3, b1, sizeof(b1)),
+	       cell(t->sample.lat_median_us, 9, 3, b2, sizeof(b2)), t->sample.cost_s, t->key);
 	return 0;
 }
 

@@ -92,14 +92,7 @@ double hx_eval_cost(const struct hx_eval *e)
 
 void hx_causal_repair(struct gen_levels *l)
 {
-	uint32_t need = l->encap_contexts;
-
-	for (int h = 0; h < GEN_HOSTS; h++)
-		for (int d = 0; d < GEN_DIRS; d++)
-			if (l->masks[h][d] > need)
-				need = l->masks[h][d];
-	if (l->flows > 0 && l->flows < need)
-		l->flows = need;
+	gen_levels_repair(l);
 }
 
 static struct eval_entry *slot_of(struct hx_eval *e, uint64_t k1, uint64_t k2)

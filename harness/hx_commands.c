@@ -42,8 +42,11 @@ const struct hx_command hx_commands[] = {
 	  hx_cmd_enumerate },
 	{ "measure", "run one trial on a testbed and print its sample",
 	  "usage: scalacn measure --testbed FILE [--verb send|write|read] [--size BYTES]\n"
-	  "                       [--metric bw|lat] [--set DIMENSION=LEVEL ...] [--seed N] [--json]\n\n"
+	  "                       [--metric bw|lat] [--set DIMENSION=LEVEL ...] [--seed N] [--json]\n"
+	  "                       [--no-repair]\n\n"
 	  "Every dimension not set is at its neutral level (see 'scalacn dimensions').\n"
+	  "A point with more masks or encap contexts than flows gets the flows it needs, as in\n"
+	  "'scalacn run' (a note on stderr says so); --no-repair refuses such a point instead.\n"
 	  "Levels take K and M suffixes (8K = 8192). Example:\n"
 	  "  scalacn measure --testbed examples/testbeds/sim-cx7.yaml --verb send --size 8M \\\n"
 	  "      --set server.decap_masks=20 --json\n",

@@ -112,10 +112,13 @@ static void to_res_sample(const struct tb_sample *s, struct res_sample *o)
 {
 	memset(o, 0, sizeof(*o));
 	snprintf(o->status, sizeof(o->status), "%s", tb_status_name(s->status));
-	o->bw_gbps = s->bw_gbps;
-	o->msg_rate_mpps = s->msg_rate_mpps;
-	o->lat_median_us = s->lat_median_us;
-	o->lat_p99_us = s->lat_p99_us;
+	o->bw_gbps = o->msg_rate_mpps = o->lat_median_us = o->lat_p99_us = NAN;
+	if (s->status == TB_OK) { /* a failed trial measured nothing, whatever a backend left */
+		o->bw_gbps = s->bw_gbps;
+		o->msg_rate_mpps = s->msg_rate_mpps;
+		o->lat_median_us = s->lat_median_us;
+		o->lat_p99_us = s->lat_p99_us;
+	}
 	o->cost_s = s->cost_s;
 	counters_json(s, o->counters_json, sizeof(o->counters_json));
 }

@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 1
+#define RES_SCHEMA_VERSION 2
 
 struct res_db;
 
@@ -44,9 +44,9 @@ const char *res_campaign_status_name(enum res_campaign_status s);
 
 struct res_campaign {
 	int64_t id;
-	char plan_path[256];
+	char plan_path[256];    /* absolute from schema 2 on; older campaigns: as typed */
 	char plan_hash[65];     /* hex SHA-256 or 64-bit hash of the plan text */
-	char testbed[256];      /* testbed file path */
+	char testbed[256];      /* testbed file path (absolute from schema 2 on) */
 	char testbed_identity[160];
 	char rnic_model[64];
 	char firmware[64];
@@ -55,6 +55,8 @@ struct res_campaign {
 	enum res_campaign_status status;
 	double started, finished; /* unix seconds; 0 = not yet */
 	char summary[1024];       /* what the campaign concluded (free text / JSON) */
+	char plan_file_hash[17];    /* hex 64-bit hash of the plan file's bytes ("" = unknown) */
+	char testbed_file_hash[17]; /* the same of the testbed file */
 };
 
 /* Insert a new campaign (id filled in). */
@@ -81,6 +83,8 @@ int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
 /* ---- Trials ---------------------------------------------------------------------------- */
 struct res_sample {
 	char status[24];         /* "ok", "timeout", "completion_error", "apply_failed" */
+	/* NAN = not measured: stored as NULL, read back as NAN (failed trials: all four;
+	 * latency tests: bw; whatever else a testbed's test did not report) */
 	double bw_gbps, msg_rate_mpps, lat_median_us, lat_p99_us;
 	double cost_s;
 	char counters_json[2048]; /* {"name": value, ...} */

@@ -52,6 +52,8 @@ void res_campaign_row(sqlite3_stmt *st, struct res_campaign *c)
 	c->started = sqlite3_column_double(st, 10);
 	c->finished = sqlite3_column_double(st, 11);
 	res_col_buf(st, 12, c->summary, sizeof(c->summary));
+	res_col_buf(st, 13, c->plan_file_hash, sizeof(c->plan_file_hash));
+	res_col_buf(st, 14, c->testbed_file_hash, sizeof(c->testbed_file_hash));
 }
 
 static void bind_campaign(sqlite3_stmt *st, const struct res_campaign *c)
@@ -68,6 +70,8 @@ static void bind_campaign(sqlite3_stmt *st, const struct res_campaign *c)
 	sqlite3_bind_double(st, 10, c->started);
 	sqlite3_bind_double(st, 11, c->finished);
 	res_bind_buf(st, 12, c->summary, sizeof(c->summary));
+	res_bind_buf(st, 13, c->plan_file_hash, sizeof(c->plan_file_hash));
+	res_bind_buf(st, 14, c->testbed_file_hash, sizeof(c->testbed_file_hash));
 }
 
 int res_campaign_insert(struct res_db *db, struct res_campaign *c, struct scn_error *err)

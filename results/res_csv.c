@@ -8,7 +8,8 @@
  * "level.<name>"), then "counters" holding the counters JSON object. Fields are quoted per
  * RFC 4180 when they hold a comma, quote, CR or LF (quotes doubled); lines end with LF.
  * Numbers use the shortest %g form that reads back to the same double. A dimension a point
- * does not have, a JSON null, and a trial without campaign give an empty field.
+ * does not have, a JSON null, a number the trial did not measure (NULL in the store) and a
+ * trial without campaign give an empty field.
  *
  * Assumes levels_json are JSON objects (res_point_upsert checks); a row that is not (edited
  * by hand) makes the export fail with -EINVAL naming the point.
@@ -17,6 +18,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,8 @@ static void put_num(FILE *out, double v)
 {
 	char buf[40];
 
+	if (!isfinite(v))
+		return; /* not measured: an empty field */
 	snprintf(buf, sizeof(buf), "%.15g", v);
 	if (strtod(buf, NULL) != v)
 		snprintf(buf, sizeof(buf), "%.17g", v);

@@ -46,7 +46,8 @@ struct res_db {
 /* Column list shared by campaign queries; res_campaign_row reads it from column 0 on. */
 #define RES_CAMPAIGN_COLS                                                                   \
 	"id, plan_path, plan_hash, testbed, testbed_identity, rnic_model, firmware, "       \
-	"tool_version, seed, status, started, finished, summary"
+	"tool_version, seed, status, started, finished, summary, plan_file_hash, "          \
+	"testbed_file_hash"
 
 /* Column list of trial queries (table alias t); res_trial_row reads it from column 0 on. */
 #define RES_TRIAL_COLS                                                                      \

@@ -4,13 +4,14 @@
  *
  * migrations[i] takes a database from user_version i to i + 1; res_open runs each in its own
  * transaction and sets user_version inside it, so a crash mid-migration leaves the previous
- * version intact. To add version 2: append its SQL below and bump RES_SCHEMA_VERSION in
+ * version intact. To add a version: append its SQL below and bump RES_SCHEMA_VERSION in
  * res.h (the static assertion keeps the two in step). Never edit a released entry.
  *
  * Conventions of the tables (readers such as the sqlite3 shell or pandas rely on them):
  * times are unix seconds (REAL, 0 = not yet); campaign status is its name ("running", ...);
  * seeds are uint64 stored as the same 64 bits in an INTEGER (may read back negative in SQL);
- * a trial or symptom without a campaign/point stores NULL there; JSON columns hold objects.
+ * a trial or symptom without a campaign/point stores NULL there; JSON columns hold objects;
+ * a trial's number that was not measured is NULL (version 2 on; NAN in struct res_sample).
  */
 #include "results/res_int.h"
 
@@ -104,6 +105,40 @@ static const char *const migrations[] = {
 	"  valid INTEGER NOT NULL DEFAULT 0,"
 	"  created REAL NOT NULL DEFAULT 0);"
 	"CREATE INDEX models_rnic ON models(rnic_model, verb, metric);",
+	/* 1 -> 2: what a trial did not measure is NULL, not 0 (failed trials: every number;
+	 * latency tests: bandwidth; a 0 rate or latency, which version 1 wrote for "not in this
+	 * test's output" and no test can measure). SQLite cannot
+	 * drop NOT NULL in place, so the table is rebuilt; ids and keys are kept. Campaigns
+	 * gain content hashes of the plan and testbed files they ran with. */
+	"CREATE TABLE trials_v2 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  point INTEGER REFERENCES points(id) ON DELETE CASCADE,"
+	"  key TEXT UNIQUE NOT NULL,"
+	"  verb TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  repeat INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL DEFAULT '',"
+	"  bw_gbps REAL,"
+	"  msg_rate_mpps REAL,"
+	"  lat_median_us REAL,"
+	"  lat_p99_us REAL,"
+	"  cost_s REAL NOT NULL DEFAULT 0,"
+	"  counters_json TEXT NOT NULL DEFAULT '{}',"
+	"  started REAL NOT NULL DEFAULT 0,"
+	"  finished REAL NOT NULL DEFAULT 0);"
+	"INSERT INTO trials_v2 SELECT id, campaign, point, key, verb, metric, repeat, status,"
+	"  CASE WHEN status = 'ok' AND metric <> 'lat' THEN bw_gbps END,"
+	"  CASE WHEN status = 'ok' THEN NULLIF(msg_rate_mpps, 0) END,"
+	"  CASE WHEN status = 'ok' THEN NULLIF(lat_median_us, 0) END,"
+	"  CASE WHEN status = 'ok' THEN NULLIF(lat_p99_us, 0) END,"
+	"  cost_s, counters_json, started, finished FROM trials;"
+	"DROP TABLE trials;"
+	"ALTER TABLE trials_v2 RENAME TO trials;"
+	"CREATE INDEX trials_campaign ON trials(campaign);"
+	"CREATE INDEX trials_point ON trials(point);"
+	"ALTER TABLE campaigns ADD COLUMN plan_file_hash TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE campaigns ADD COLUMN testbed_file_hash TEXT NOT NULL DEFAULT '';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

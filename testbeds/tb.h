@@ -41,7 +41,10 @@ struct tb_counter {
 
 struct tb_sample {
 	enum tb_status status;
-	double bw_gbps;        /* 10^9 bit/s; 0 for latency tests */
+	/* A number the test does not measure is NAN: bandwidth in latency tests, whatever a
+	 * backend's bandwidth test does not report (perftest: latency), every number of a
+	 * trial that did not end ok. */
+	double bw_gbps;        /* 10^9 bit/s */
 	double msg_rate_mpps;
 	double lat_median_us;  /* one-way (half RTT) for send/write, full RTT for read */
 	double lat_p99_us;

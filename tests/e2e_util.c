@@ -19,7 +19,7 @@ const char *e2e_scalacn(void)
 	static char path[4096];
 	const char *b = getenv("SCALACN_BUILD_ROOT");
 
-	snprintf(path, sizeof(path), "%s/harness/scalacn", b ? b : ".");
+	snprintf(path, sizeof(path), "%s/scalacn", b ? b : ".");
 	return path;
 }
 

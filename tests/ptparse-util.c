@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ptparse-util: reading fixture files and rxe-qemu command records for the ptparse tests.
- * Assumes $SCALACN_FIXTURES is set; without it every lookup fails (NULL / empty list).
+ * Assumes $SCALACN_FIXTURES is set (tests/meson.build: tests/fixtures/); a missing variable,
+ * file or folder ends the test at once with a message naming the path.
  */
 #include "tests/ptparse-util.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +34,31 @@ char *ptu_read_path(const char *path, size_t *len)
 	return buf;
 }
 
-char *ptu_read_fixture(const char *rel, size_t *len)
+/* $SCALACN_FIXTURES, or a clear exit naming what is missing (tests/meson.build sets it). */
+static const char *fixtures_root(void)
 {
 	const char *root = getenv("SCALACN_FIXTURES");
-	char path[1024];
 
-	if (!root)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	return ptu_read_path(path, len);
+	if (!root || !*root) {
+		fprintf(stderr, "SCALACN_FIXTURES is not set (run the tests with `meson test`)\n");
+		exit(1);
+	}
+	return root;
+}
+
+char *ptu_read_fixture(const char *rel, size_t *len)
+{
+	char path[1024];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures_root(), rel);
+	text = ptu_read_path(path, len);
+	if (!text) {
+		fprintf(stderr, "missing fixture %s: %s (see tests/fixtures/README.md)\n", path,
+			strerror(errno));
+		exit(1);
+	}
+	return text;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -51,17 +69,17 @@ static int cmp_names(const void *a, const void *b)
 struct ptu_list ptu_list_fixtures(const char *reldir, const char *suffix)
 {
 	struct ptu_list l = { NULL, 0 };
-	const char *root = getenv("SCALACN_FIXTURES");
 	char path[1024];
 	struct dirent *de;
 	DIR *d;
 
-	if (!root)
-		return l;
-	snprintf(path, sizeof(path), "%s/%s", root, reldir);
+	snprintf(path, sizeof(path), "%s/%s", fixtures_root(), reldir);
 	d = opendir(path);
-	if (!d)
-		return l;
+	if (!d) {
+		fprintf(stderr, "missing fixture folder %s: %s (see tests/fixtures/README.md)\n", path,
+			strerror(errno));
+		exit(1);
+	}
 	while ((de = readdir(d))) {
 		size_t nl = strlen(de->d_name), sl = strlen(suffix);
 		char **grown;

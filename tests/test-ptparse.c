@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-ptparse: the perftest output parser (testbeds/perftest/pt_parse.h) on real output.
- * Assumes SCALACN_FIXTURES points at shared/fixtures (tests/meson.build sets it): the ScalaCN
+ * Assumes SCALACN_FIXTURES points at tests/fixtures (tests/meson.build sets it): the ScalaCN
  * artifact logs (ConnectX, RoCE) and the Soft-RoCE perftest 6.06 captures (.cmd/.out/.err).
  * Numbers asserted below are copied from those files.
  */

@@ -491,13 +491,13 @@ static void test_replay_cli(void **state)
 	(void)state;
 	assert_non_null(b);
 	assert_non_null(src);
-	snprintf(cmd, sizeof(cmd), "%s/harness/scalacn gen-trace --flows 300 --popularity "
+	snprintf(cmd, sizeof(cmd), "%s/scalacn gen-trace --flows 300 --popularity "
 		 "zipf:1.1 --duration 4 --churn 2 --seed 5 --masks 8 --pps 20000 -o "
-		 "/tmp/test-replay-cli.csv 2>/dev/null && %s/harness/scalacn gen-trace --flows 300 "
+		 "/tmp/test-replay-cli.csv 2>/dev/null && %s/scalacn gen-trace --flows 300 "
 		 "--popularity zipf:1.1 --duration 4 --churn 2 --seed 5 --masks 8 --pps 20000 -o - "
 		 "| cmp -s - /tmp/test-replay-cli.csv", b, b);
 	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "%s/harness/scalacn replay --trace /tmp/test-replay-cli.csv "
+	snprintf(cmd, sizeof(cmd), "%s/scalacn replay --trace /tmp/test-replay-cli.csv "
 		 "--model %s/tests/corpus/optimiser/ok-model.db --testbed "
 		 "%s/examples/testbeds/sim-cx7.yaml", b, src, src);
 	p = popen(cmd, "r");
@@ -510,7 +510,7 @@ static void test_replay_cli(void **state)
 		assert_non_null(strstr(out, hx_policy_name((enum hx_policy)i)));
 	assert_non_null(strstr(out, "ConnectX-7 (simulated)"));
 	assert_non_null(strstr(out, "bytes per rule"));
-	snprintf(cmd, sizeof(cmd), "%s/harness/scalacn replay --trace "
+	snprintf(cmd, sizeof(cmd), "%s/scalacn replay --trace "
 		 "%s/tests/corpus/optimiser/bad-trace-backwards.csv 2>&1", b, src);
 	p = popen(cmd, "r");
 	assert_non_null(p);

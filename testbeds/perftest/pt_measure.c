@@ -180,10 +180,9 @@ static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 	unsigned n = a->t->inv->n_pairs, nlat = 0;
 	double lat = 0;
 
-	/* what the test does not measure is 0, as tb.h says of bw_gbps in latency tests: the
-	 * results store refuses NaN (NOT NULL), which a real campaign hit on its first trial */
-	out->bw_gbps = out->msg_rate_mpps = 0;
-	out->lat_median_us = out->lat_p99_us = tr->metric == GEN_METRIC_BW ? 0 : NAN;
+	/* what the test does not measure is NAN (tb.h); the store keeps it as NULL */
+	out->bw_gbps = out->msg_rate_mpps = tr->metric == GEN_METRIC_BW ? 0 : NAN;
+	out->lat_median_us = out->lat_p99_us = NAN;
 	for (unsigned i = 0; i < n; i++) {
 		struct pt_result *r = NULL;
 		const struct pt_row *row;
@@ -217,7 +216,7 @@ static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 	if (tr->metric == GEN_METRIC_LAT && isnan(out->lat_median_us))
 		return scn_error_set(err, SCN_ERR_TRANSIENT, -EPROTO, "perftest client output: no "
 				     "latency in the result table");
-	if (isnan(out->lat_p99_us)) /* a perftest without the percentile column */
+	if (tr->metric == GEN_METRIC_LAT && isnan(out->lat_p99_us)) /* no percentile column */
 		out->lat_p99_us = out->lat_median_us;
 	return 0;
 }

@@ -112,15 +112,19 @@ void sim_sample_fill(const struct tb_sim *s, const struct gen_traffic *t, uint64
 	draw_noise(p, seed, &n);
 	out->status = perf->status;
 	out->cost_s = p->timing.setup_s + perf->traffic_s + p->timing.settle_s;
+	/* not measured (NAN): every number of a failed trial, the bandwidth of a latency test;
+	 * a bandwidth test reports its loaded latency too (what perftest -a shows per size) */
+	out->bw_gbps = out->msg_rate_mpps = out->lat_median_us = out->lat_p99_us = NAN;
 	if (perf->status == TB_OK) {
-		out->bw_gbps = perf->bw_gbps * n.bw;
 		out->msg_rate_mpps = perf->msg_rate_mpps * n.bw;
 		out->lat_median_us = perf->lat_median_us * n.lat;
 		out->lat_p99_us = fmax(perf->lat_p99_us * n.p99, out->lat_median_us);
-		if (t->metric == GEN_METRIC_BW)
+		if (t->metric == GEN_METRIC_BW) {
+			out->bw_gbps = perf->bw_gbps * n.bw;
 			scale = n.bw;
-		else
+		} else {
 			out->msg_rate_mpps = perf->msg_rate_mpps / n.lat;
+		}
 	}
 	fill_counters(s, t, perf, scale, out);
 }

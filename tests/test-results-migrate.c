@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-results-migrate: the store's schema migrations on a database written by an earlier
+ * scalacn (tests/fixtures/store-v1/v1.db, schema version 1: unmeasured values stored as 0),
+ * and the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
+ * NAN in struct res_sample, an empty CSV field). Assumes SCALACN_FIXTURES (tests/meson.build).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "results/res.h"
+
+struct fx {
+	char dir[256], path[320];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/scn-migrate-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/v1.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	char p[400];
+
+	for (const char *const *s = (const char *const[]){ "", "-wal", "-shm", "-journal", NULL };
+	     *s; s++) {
+		snprintf(p, sizeof(p), "%s%s", f->path, *s);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/t.csv", f->dir);
+	unlink(p);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void copy_fixture(const char *rel, const char *to)
+{
+	const char *root = getenv("SCALACN_FIXTURES");
+	char from[512], buf[8192];
+	FILE *in, *out;
+	size_t n;
+
+	if (!root || !*root)
+		fail_msg("SCALACN_FIXTURES is not set (run the tests with `meson test`)");
+	snprintf(from, sizeof(from), "%s/%s", root, rel);
+	in = fopen(from, "rb");
+	if (!in)
+		fail_msg("missing fixture %s: %s (see tests/fixtures/README.md)", from, strerror(errno));
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static int64_t sql_int(const char *path, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* A version 1 database keeps every trial (ids, keys, costs) and loses its fake zeros. */
+static void test_results_migrate_v1_keeps_trials_and_nulls_unmeasured(void **state)
+{
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	int64_t n, ids, cost, keys, failed_zero;
+
+	copy_fixture("store-v1/v1.db", f->path);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 1);
+	n = sql_int(f->path, "SELECT count(*) FROM trials");
+	ids = sql_int(f->path, "SELECT sum(id) FROM trials");
+	cost = sql_int(f->path, "SELECT CAST(sum(cost_s) * 1000 AS INTEGER) FROM trials");
+	keys = sql_int(f->path, "SELECT count(DISTINCT key) FROM trials");
+	failed_zero = sql_int(f->path, "SELECT count(*) FROM trials WHERE status != 'ok' AND "
+				       "bw_gbps = 0 AND lat_median_us = 0");
+	assert_int_equal(n, 36);
+	assert_int_equal(failed_zero, 20); /* what version 1 wrote for timeouts */
+
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	assert_int_equal(res_schema_version(db), RES_SCHEMA_VERSION);
+	res_close(db);
+
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), n);
+	assert_int_equal(sql_int(f->path, "SELECT sum(id) FROM trials"), ids);
+	assert_int_equal(sql_int(f->path, "SELECT count(DISTINCT key) FROM trials"), keys);
+	assert_int_equal(sql_int(f->path, "SELECT CAST(sum(cost_s) * 1000 AS INTEGER) FROM trials"),
+			 cost);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE status != 'ok' AND "
+					  "(bw_gbps IS NOT NULL OR lat_median_us IS NOT NULL OR "
+					  "lat_p99_us IS NOT NULL OR msg_rate_mpps IS NOT NULL)"), 0);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE metric = 'lat' AND "
+					  "bw_gbps IS NOT NULL"), 0);
+	/* measured numbers are untouched */
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE status = 'ok' AND "
+					  "metric = 'bw' AND bw_gbps > 80"), 8);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE status = 'ok' AND "
+					  "metric = 'lat' AND lat_median_us > 1"), 8);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM campaigns WHERE plan_file_hash = ''"),
+			 1);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), RES_SCHEMA_VERSION);
+}
+
+/* NAN goes in as NULL, comes back as NAN, and is an empty CSV field. */
+static void test_results_unmeasured_roundtrip_null(void **state)
+{
+	struct fx *f = *state;
+	struct res_trial t = { .repeat = 0 }, got;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	char csv[400], line[512] = "";
+	FILE *out;
+
+	assert_int_equal(res_open(f->path, true, &db, &err), 0);
+	snprintf(t.key, sizeof(t.key), "k1");
+	snprintf(t.verb, sizeof(t.verb), "send");
+	snprintf(t.metric, sizeof(t.metric), "lat");
+	snprintf(t.sample.status, sizeof(t.sample.status), "timeout");
+	t.sample.bw_gbps = t.sample.msg_rate_mpps = t.sample.lat_median_us = NAN;
+	t.sample.lat_p99_us = INFINITY;
+	t.sample.cost_s = 30;
+	assert_int_equal(res_trial_put(db, &t, &err), 0);
+	assert_int_equal(res_trial_get(db, "k1", &got, &err), 0);
+	assert_true(isnan(got.sample.bw_gbps) && isnan(got.sample.msg_rate_mpps));
+	assert_true(isnan(got.sample.lat_median_us) && isnan(got.sample.lat_p99_us));
+	assert_true(got.sample.cost_s == 30);
+	snprintf(csv, sizeof(csv), "%s/t.csv", f->dir);
+	out = fopen(csv, "w");
+	assert_non_null(out);
+	assert_int_equal(res_export_csv(db, 0, out, &err), 0);
+	fclose(out);
+	res_close(db);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE bw_gbps IS NULL AND "
+					  "lat_median_us IS NULL AND lat_p99_us IS NULL"), 1);
+	out = fopen(csv, "r");
+	assert_non_null(out);
+	assert_non_null(fgets(line, sizeof(line), out)); /* header */
+	assert_non_null(fgets(line, sizeof(line), out));
+	fclose(out);
+	assert_non_null(strstr(line, ",timeout,,,,,30,"));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_results_migrate_v1_keeps_trials_and_nulls_unmeasured),
+		T(test_results_unmeasured_roundtrip_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
