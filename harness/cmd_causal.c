@@ -21,6 +21,7 @@
 #include "harness/hx_campaign.h"
 #include "harness/hx_causal.h"
 #include "harness/hx_cli.h"
+#include "harness/hx_provenance.h"
 #include "harness/hx_point.h"
 
 struct causal_opts {
@@ -133,8 +134,13 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 		return rc;
 	if ((rc = find_campaign(e->db, o->campaign, &e->c, err)) < 0)
 		return rc;
-	if ((rc = hx_plan_load(e->c.plan_path, &e->plan, err)) < 0)
+	hx_provenance_warn("analyze", &e->c);
+	if ((rc = hx_plan_load(e->c.plan_path, &e->plan, err)) < 0) {
+		if (e->c.plan_path[0] != '/') /* stored by scalacn < 0.2, relative to where it ran */
+			scn_error_prefix(err, "campaign %lld recorded its plan relative to the "
+					 "directory it ran in (run from there): ", (long long)e->c.id);
 		return rc;
+	}
 	tb_path = o->testbed ? o->testbed : e->c.testbed;
 	snprintf(e->runner.desc.identity, sizeof(e->runner.desc.identity), "%s",
 		 e->c.testbed_identity);
@@ -319,6 +325,8 @@ int hx_cmd_causes(int argc, char **argv)
 	rc = res_open(o.db, false, &db, &err);
 	if (rc == 0)
 		rc = find_campaign(db, o.campaign, &c, &err);
+	if (rc == 0)
+		hx_provenance_warn("causes", &c);
 	if (rc == 0 && o.json)
 		x.arr = json_object_new_array();
 	if (rc == 0 && !o.json)

@@ -22,6 +22,7 @@
 #include "harness/hx_campaign.h"
 #include "harness/hx_causal.h"
 #include "harness/hx_cli.h"
+#include "harness/hx_provenance.h"
 
 struct cmp_env {
 	struct hx_plan *plan;
@@ -42,10 +43,9 @@ static int new_campaign(struct cmp_env *e, struct hx_runner *r, enum hx_strategy
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.plan_path, sizeof(c.plan_path), "%s", e->plan_path);
+	hx_provenance_record(&c, e->plan_path, e->tb_path);
 	snprintf(c.plan_hash, sizeof(c.plan_hash), "%s:compare-%s", e->plan->hash,
 		 hx_strategy_name(s));
-	snprintf(c.testbed, sizeof(c.testbed), "%s", e->tb_path);
 	snprintf(c.testbed_identity, sizeof(c.testbed_identity), "%s", r->desc.identity);
 	snprintf(c.rnic_model, sizeof(c.rnic_model), "%s", r->desc.rnic_model);
 	snprintf(c.firmware, sizeof(c.firmware), "%s", r->desc.firmware);

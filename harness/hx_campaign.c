@@ -14,6 +14,7 @@
 
 #include "harness/hx_campaign.h"
 #include "harness/hx_cli.h"
+#include "harness/hx_provenance.h"
 #include "harness/hx_point.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -68,9 +69,8 @@ static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
 		return res_campaign_set_status(e->db, c.id, RES_RUNNING, "", err);
 	}
 	memset(&c, 0, sizeof(c));
-	snprintf(c.plan_path, sizeof(c.plan_path), "%s", o->plan_path);
+	hx_provenance_record(&c, o->plan_path, e->testbed_path);
 	snprintf(c.plan_hash, sizeof(c.plan_hash), "%s", e->plan->hash);
-	snprintf(c.testbed, sizeof(c.testbed), "%s", e->testbed_path);
 	snprintf(c.testbed_identity, sizeof(c.testbed_identity), "%s", e->runner.desc.identity);
 	snprintf(c.rnic_model, sizeof(c.rnic_model), "%s", e->runner.desc.rnic_model);
 	snprintf(c.firmware, sizeof(c.firmware), "%s", e->runner.desc.firmware);

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-fresh: what a new user meets, through the real `scalacn` binary: `measure` repairs a
+ * point that has more masks than flows (as `run` does) or, with --no-repair, refuses it naming
+ * the fix; a latency trial prints and stores no bandwidth; a campaign records absolute paths,
+ * so `analyze` from another directory prints the same causes, and warns when the plan changed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "e2e_util.h"
+
+static const char *cx7(void)
+{
+	static char p[1024];
+
+	snprintf(p, sizeof(p), "%s", e2e_src("examples/testbeds/sim-cx7.yaml"));
+	return p;
+}
+
+/* The README's example: 20 decap masks with the neutral 16 flows. */
+static void test_fresh_measure_repairs_like_run(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "measure", "--testbed", cx7(), "--verb", "send", "--size", "8M",
+			       "--set", "mtu=1024", "--set", "server.decap_masks=20", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.err, "flows raised from 16 to 20"));
+	assert_non_null(strstr(r.out, "20 flows"));
+	assert_non_null(strstr(r.out, "bandwidth"));
+	e2e_run_free(&r);
+}
+
+static void test_fresh_measure_no_repair_names_the_fix(void **state)
+{
+	struct e2e_run r;
+	const char *args[] = { "measure", "--testbed", cx7(), "--set", "server.decap_masks=20",
+			       "--no-repair", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, args), 2);
+	assert_non_null(strstr(r.err, "--set flows=20"));
+	assert_string_equal(r.out, "");
+	e2e_run_free(&r);
+}
+
+/* A latency test measures no bandwidth: no bandwidth line, JSON null. */
+static void test_fresh_latency_prints_no_bandwidth(void **state)
+{
+	struct e2e_run r;
+	const char *text[] = { "measure", "--testbed", cx7(), "--metric", "lat", NULL };
+	const char *json[] = { "measure", "--testbed", cx7(), "--metric", "lat", "--json", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, text), 0);
+	assert_null(strstr(r.out, "bandwidth "));
+	assert_non_null(strstr(r.out, "latency median"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, json), 0);
+	assert_non_null(strstr(r.out, "\"bw_gbps\":null"));
+	e2e_run_free(&r);
+}
+
+static long sql_long(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	long v = -1;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* A plan copied into DIR whose testbed is the checkout's sim-cx6 (absolute path). */
+static void write_plan(const char *dir, char *plan, size_t len)
+{
+	char *text = e2e_read_file(e2e_src("examples/plans/quickstart.yaml")), *p, *out;
+	const char *from = "testbed: ../testbeds/sim-cx6.yaml";
+
+	assert_non_null(text);
+	p = strstr(text, from);
+	assert_non_null(p);
+	*p = '\0';
+	assert_true(asprintf(&out, "%stestbed: %s%s", text, e2e_src("examples/testbeds/sim-cx6.yaml"),
+			     p + strlen(from)) > 0);
+	snprintf(plan, len, "%s/plan.yaml", dir);
+	assert_int_equal(e2e_write_file(plan, out), 0);
+	free(out);
+	free(text);
+}
+
+/* Run in DIR with a relative plan path; analyze from / prints what it prints from DIR. */
+static void test_fresh_analyze_from_any_directory(void **state)
+{
+	char old[1024], plan[1100], db[1100], *here;
+	const char *dir = e2e_tmpdir();
+	const char *run[] = { "run", "plan.yaml", "--db", "q.db", NULL };
+	const char *an[] = { "analyze", "--db", db, NULL };
+	struct e2e_run r;
+
+	(void)state;
+	assert_non_null(getcwd(old, sizeof(old)));
+	write_plan(dir, plan, sizeof(plan));
+	snprintf(db, sizeof(db), "%s/q.db", dir);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(e2e_scalacn_run(&r, run), 1); /* NOT QUALIFIED, by design */
+	e2e_run_free(&r);
+	assert_int_equal(sql_long(db, "SELECT count(*) FROM campaigns WHERE plan_path LIKE '/%' "
+				      "AND testbed LIKE '/%' AND length(plan_file_hash) = 16"), 1);
+	assert_int_equal(e2e_scalacn_run(&r, an), 0);
+	here = strdup(r.out);
+	e2e_run_free(&r);
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(e2e_scalacn_run(&r, an), 0);
+	assert_string_equal(r.out, here);
+	assert_null(strstr(r.err, "warning"));
+	assert_non_null(strstr(r.out, "server.decap_masks"));
+	e2e_run_free(&r);
+	{ /* a comment added after the campaign: same causes, and a warning */
+		char *text = e2e_read_file(plan), *more;
+
+		assert_true(asprintf(&more, "%s# edited after the campaign\n", text) > 0);
+		assert_int_equal(e2e_write_file(plan, more), 0);
+		free(more);
+		free(text);
+	}
+	assert_int_equal(e2e_scalacn_run(&r, an), 0);
+	assert_non_null(strstr(r.err, "warning: plan"));
+	assert_non_null(strstr(r.err, "changed since campaign 1 ran"));
+	assert_string_equal(r.out, here);
+	e2e_run_free(&r);
+	free(here);
+	assert_int_equal(chdir(old), 0);
+	e2e_rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fresh_measure_repairs_like_run),
+		cmocka_unit_test(test_fresh_measure_no_repair_names_the_fix),
+		cmocka_unit_test(test_fresh_latency_prints_no_bandwidth),
+		cmocka_unit_test(test_fresh_analyze_from_any_directory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
