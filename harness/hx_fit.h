@@ -6,7 +6,7 @@
  * ---- From trials to data (hx_fit_collect) ----------------------------------------------
  * A model is fitted per (RNIC model, verb, metric). The RNIC model is the campaign's
  * rnic_model; verb and metric are the trial's. Inputs follow the ScalaCN paper and its
- * artifact (notes/rnic-mechanisms.md: "x = flow groups (masks) on the local host, y = on the
+ * artifact (docs/background.md: "x = flow groups (masks) on the local host, y = on the
  * remote host"):
  *     x = masks on the local (client) host  = client.encap_masks + client.decap_masks
  *     y = masks on the remote (server) host = server.encap_masks + server.decap_masks

@@ -156,7 +156,7 @@ static void test_cli_dry_run_prints_command_plan(void **state)
 }
 
 /* The CX-7 calibration from the shell: `scalacn measure ... --json` at the four rows of the
- * public ScalaCN measurements (notes/rnic-mechanisms.md), each within 10%. */
+ * public ScalaCN measurements (docs/background.md), each within 10%. */
 static double measure_json(const char *verb, const char *size, const char *metric,
 			   const unsigned m[4], const char *qps)
 {

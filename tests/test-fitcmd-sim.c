@@ -56,7 +56,7 @@ static void sim_point(struct fx *f, struct tb *tb, int64_t camp, const char *ver
 	l.metric = !strcmp(metric, "bw") ? GEN_METRIC_BW : GEN_METRIC_LAT;
 	l.msg_size = !strcmp(metric, "bw") ? 8388608 : 2;
 	l.flows = 128;
-	l.mtu = 1024; /* the artifact's setting (notes/rnic-mechanisms.md) */
+	l.mtu = 1024; /* the artifact's setting (docs/background.md) */
 	l.masks[GEN_CLIENT][GEN_ENCAP] = x;
 	l.masks[GEN_SERVER][GEN_DECAP] = y;
 	assert_int_equal(gen_rules_build(NULL, NULL, &l, seed, &rules, &f->err), 0);

@@ -5,7 +5,7 @@
  * masks, ok trials at the most common setting only, medians per point) -> fitted, stored
  * model -> prediction. Synthetic trials from a known rbf2 (bandwidth) and plane (latency)
  * with seeded noise and pollution; a server-only sweep (one input, lifted); the ScalaCN
- * artifact's latency rows (notes/rnic-mechanisms.md); res_models storage.
+ * artifact's latency rows (docs/background.md); res_models storage.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -363,7 +363,7 @@ static void test_fitcmd_one_input_lifted_cap(void **state)
 static void test_fitcmd_artifact_latency_plane(void **state)
 {
 	struct fx *f = *state;
-	/* cen/cde/sen/sde, send lat 2 B, write lat 2 B (us) from notes/rnic-mechanisms.md. */
+	/* cen/cde/sen/sde, send lat 2 B, write lat 2 B (us) from docs/background.md. */
 	static const struct { unsigned cen, cde, sen, sde; double send, write; } rows[] = {
 		{ 0, 0, 0, 0, 2.74, 2.76 },
 		{ 0, 0, 0, 20, 4.49, 4.10 },

@@ -3,7 +3,7 @@
  * test-fitting: unit tests of fitting/ (fit_). Synthetic data come from known parameters on
  * grids with seeded Gaussian noise (gsl_rng mt19937, fixed seeds), so every number here is
  * reproducible. The real-data test uses the ScalaCN artifact latency table quoted in
- * shared/notes/rnic-mechanisms.md (typed in; parsing perftest output is not this module's).
+ * docs/background.md (typed in; parsing perftest output is not this module's).
  */
 #include <errno.h>
 #include <math.h>
@@ -394,7 +394,7 @@ static void test_fitting_selection_rules(void **state)
 	assert_int_equal(fit_select(&d, 3, NULL, 0, &o, &sel, &e), -EINVAL);
 }
 
-/* ScalaCN artifact latency (notes/rnic-mechanisms.md): x = cen + cde (flow groups on the
+/* ScalaCN artifact latency (docs/background.md): x = cen + cde (flow groups on the
  * client host), y = sen + sde (server host). Rows (0,0), (0,20), (20,20), (120,160).
  * Three rows pin the plane exactly (send: local 0.037, remote 0.0875 us per group); the
  * fourth (120,160) sits ~0.8 us above it, so least squares on all four balances them.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-ptparse-synth: the perftest parser on text built in the test: the table and error
- * lines quoted in notes/perftest.md, malformed tables, stderr of failed runs, and --out_json
+ * lines quoted in docs/background.md, malformed tables, stderr of failed runs, and --out_json
  * in perftest 6.06's invalid form (as in upstream issue linux-rdma/perftest#216) and the
  * valid later form. The JSON numbers are those of the rxe-qemu fixtures, so text and JSON
  * must agree. Assumes SCALACN_FIXTURES (see test-ptparse.c).

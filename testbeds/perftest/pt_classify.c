@@ -3,7 +3,7 @@
  * pt_classify: perftest stderr -> an error class, the line that shows it, and the work
  * completion status when one was printed.
  *
- * Assumes the messages of perftest 6.06 / v4.5-0.17 and rdma-core 44 (notes/perftest.md):
+ * Assumes the messages of perftest 6.06 / v4.5-0.17 and rdma-core 44 (docs/background.md):
  * each known message is a fixed substring (matched without regard to case); some need two
  * substrings on one line ("IB device" + "not found"). Lines that are known harmless warnings
  * ("Device not recognized to implement inline feature. Disabling it", "WARNING: ...") are

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pt_cmd: perftest argv from a traffic spec (pt_cmd.h). Assumes perftest 6.06 options
- * (notes/perftest.md): -s up to 8388608, MTU 256..4096, UD only with send.
+ * (docs/background.md): -s up to 8388608, MTU 256..4096, UD only with send.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * pt_device: local RDMA device discovery (pt_device.h). With PT_HAVE_IBVERBS (meson found
  * libibverbs) rdma-core is asked directly; without it `ibv_devinfo -v -d DEV` is run and
  * parsed. Assumes ibv_get_device_list returns NULL (errno ENOSYS on kernels without RDMA) or
- * an empty list when there is no device (notes/perftest.md).
+ * an empty list when there is no device (docs/background.md).
  */
 #include <errno.h>
 #include <stdio.h>

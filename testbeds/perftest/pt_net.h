@@ -5,7 +5,7 @@
  * server may take.
  *
  * Never probe a perftest server by connecting to it: the server takes the probe for its one
- * client (notes/perftest.md). So LISTEN is read from the kernel's socket table instead:
+ * client (docs/background.md). So LISTEN is read from the kernel's socket table instead:
  * "/proc/net/tcp" and "/proc/net/tcp6" lines "sl local_address rem_address st ...", the
  * local port in hex after the last ':', state 0A = LISTEN, 06 = TIME_WAIT.
  *

@@ -7,7 +7,7 @@
  *   - --out_json   -> pt_parse_json()       (6.06's invalid form or the fixed upstream form)
  *   - stderr text  -> pt_classify_stderr()  (an error class and the line that shows it)
  *
- * What the parser assumes (notes/perftest.md, checked against perftest 6.06 and v4.5-0.17):
+ * What the parser assumes (docs/background.md, checked against perftest 6.06 and v4.5-0.17):
  *   - A title line ends in "Test" ("RDMA_Write BW Test", "Send Latency Test",
  *     "Atomic FETCH_AND_ADD BW Test", "RDMA_Write Bidirectional BW Test").
  *   - Header lines are " Label : value", some with two fields separated by tabs; a label may

@@ -4,7 +4,7 @@
  *
  * Rendering (pt_tc_render): one `tc -batch` line per rule:
  *   filter add dev DEV ingress protocol ip chain TABLE prio P flower [skip_sw] KEYS ACTIONS
- * - (chain, prio) is one matching mask (notes/perftest.md): a rule's prio is 1 + the rank of
+ * - (chain, prio) is one matching mask (docs/background.md): a rule's prio is 1 + the rank of
  *   its mask group within its table (groups in priority order), so masks keep their order.
  * - DEV: rules that match tunnel fields (tun_*) sit on the VXLAN device (decap path); rules
  *   matching in_port of a VF (or its representor) on that VF's representor, the k-th VF in
