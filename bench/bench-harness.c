@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/hx_trial.h"
+#include "harness/trial/hx_trial.h"
 
 #define N_FILL 10000
 #define N_TIMED 1000

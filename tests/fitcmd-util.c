@@ -20,7 +20,7 @@
 #include <sqlite3.h>
 
 #include "generators/gen.h"
-#include "harness/hx_fit.h"
+#include "harness/fit/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
 #include "results/res.h"
 #include "results/res_models.h"

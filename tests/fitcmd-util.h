@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/hx_fit.h"
+#include "harness/fit/hx_fit.h"
 #include "results/res.h"
 #include "results/res_models.h"
 

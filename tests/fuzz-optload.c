@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/hx_replay.h"
+#include "harness/replay/hx_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

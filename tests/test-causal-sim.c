@@ -32,8 +32,9 @@
 #include <json-c/json.h>
 
 #include "e2e_util.h"
-#include "harness/hx_campaign.h"
-#include "harness/hx_causal.h"
+#include "harness/campaign/hx_campaign.h"
+#include "harness/causal/hx_causal.h"
+#include "harness/cli/hx_report.h"
 
 static const char *const profiles[] = { "cx4", "cx5", "cx6", "cx7", "bf3", "e810" };
 static const char *const mechanisms[] = { "steering", "steering_cache", "rule_capacity",

@@ -18,9 +18,10 @@
 
 #include <cmocka.h>
 
-#include "harness/hx_campaign.h"
-#include "harness/hx_causal.h"
-#include "harness/hx_point.h"
+#include "harness/campaign/hx_campaign.h"
+#include "harness/causal/hx_causal.h"
+#include "harness/cli/hx_report.h"
+#include "harness/plan/hx_plan.h"
 
 struct fake {
 	double cv;          /* multiplicative noise */

@@ -26,7 +26,8 @@
 
 #include "fitting/fit.h"
 #include "generators/gen.h"
-#include "harness/hx_fit.h"
+#include "harness/cli/hx_cli.h"
+#include "harness/fit/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
 #include "results/res.h"
 #include "results/res_models.h"

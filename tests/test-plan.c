@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/hx_plan.h"
+#include "harness/plan/hx_plan.h"
 #include "tests/cfg-test-util.h"
 
 static int tmp_setup(void **state)

@@ -25,7 +25,7 @@
 #include <dirent.h>
 
 #include "generators/gen_packet.h"
-#include "harness/hx_replay.h"
+#include "harness/replay/hx_replay.h"
 
 /* ---- Helpers --------------------------------------------------------------------------- */
 

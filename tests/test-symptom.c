@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "harness/hx_symptom.h"
+#include "harness/trial/hx_trial.h"
 
 static const struct hx_plan_thresholds thr = { .bw_drop = 0.10, .lat_rise = 0.20,
 					       .significance = 0.05, .errors = true };

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "harness/hx_trial.h"
+#include "harness/trial/hx_trial.h"
 
 struct fixture {
 	char dir[64], db_path[96];

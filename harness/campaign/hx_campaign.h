@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_campaign: a campaign from plan to conclusions: baseline per verb and metric,
+ * enumeration of the component space, wall search along every scale dimension (geometric
+ * sweep, then bisection to the knee), and the plan's qualification criteria. Every trial goes
+ * through hx_trial (committed as it finishes), so a killed campaign resumes from the store
+ * and ends with the same result as an uninterrupted one.
+ *
+ * The outcome (struct hx_outcome) is computed only from stored trials and the plan: nothing
+ * depends on whether a trial was measured now or found in the store.
+ */
+#ifndef HX_CAMPAIGN_H
+#define HX_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "generators/gen.h"
+#include "harness/plan/hx_plan.h"
+#include "harness/trial/hx_trial.h"
+#include "topology/topo_enum.h"
+#include <stddef.h>
+#include "results/res.h"
+
+struct hx_analysis; /* harness/causal/hx_causal.h: the causal room sits above this one */
+
+#define HX_MAX_WALLS 128
+#define HX_MAX_BASELINES (TOPO_VERB_COUNT * 2)
+
+struct hx_baseline {
+	enum topo_verb verb;
+	enum gen_metric metric;
+	struct hx_point_result r;
+};
+
+struct hx_wall {
+	const struct gen_dimension *dim;
+	enum topo_verb verb;
+	enum gen_metric metric;
+	bool found;          /* false: no symptom up to the highest level tried */
+	double level;        /* first symptomatic level (after bisection) */
+	double last_good;    /* highest level without the symptom */
+	double max_tried;
+	double effect;       /* relative change of the metric at LEVEL vs baseline */
+	double p_value;
+	char kind[16];       /* bw_drop, lat_rise, timeout, errors, sw_fallback */
+	char class_[16];     /* S1, S4, S6, S8, unclassified */
+	bool in_range;       /* inside the qualified range of a criterion */
+	unsigned trials;     /* trials this search used */
+	char note[192];      /* why the sweep stopped early (a level could not be built) */
+};
+
+struct hx_criterion_result {
+	bool pass, measured;
+	double value, baseline, ratio;
+	char status[24];
+};
+
+struct hx_outcome {
+	int64_t campaign;
+	unsigned n_baselines;
+	struct hx_baseline baselines[HX_MAX_BASELINES];
+	struct topo_enum_stats enum_stats;
+	unsigned n_walls;
+	struct hx_wall walls[HX_MAX_WALLS];
+	struct hx_criterion_result criteria[HX_PLAN_MAX_CRITERIA];
+	bool budget_exhausted, interrupted;
+	unsigned long trials, measured, cached;
+	double cost_s;
+	struct hx_analysis *analysis; /* causes, filled by the causal phase (causal/); owned by
+				       * whoever runs the campaign (cli/hx_run.c) */
+};
+
+/* Phases, used by cli/hx_run.c (exposed for tests). Each returns 0 or a negative errno
+ * (-EINTR interrupted, -EDQUOT budget spent) with ERR set on real errors. */
+void hx_levels_base(const struct hx_plan *p, enum topo_verb v, enum gen_metric m,
+		    struct gen_levels *out);
+int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		      struct scn_error *err);
+int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		   struct scn_error *err);
+int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		      struct scn_error *err);
+const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,
+					      enum gen_metric m);
+
+struct res_symptom;
+/* The symptom row of found wall W in CAMPAIGN: every field from W, point 0 (set by the caller
+ * once the wall's point is stored). Used by the campaign and by `scalacn analyze`. */
+void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s);
+
+/* 0 qualified, 1 finding; also marks walls inside the qualified range. */
+int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o);
+
+/* ---- Provenance of a campaign's files ---------------------------------------------------- */
+/*
+ * hx_provenance: which plan and testbed files a campaign ran with. A campaign records their
+ * absolute paths (so `analyze` and `causes` work from any directory) and a hash of each
+ * file's bytes (so a later command can say that the file changed since the campaign ran).
+ * Campaigns stored before schema 2 have paths as typed and no hashes: nothing to compare.
+ */
+/* Hex 64-bit hash of the bytes of PATH into OUT[17]: 0, or a negative errno (OUT = ""). */
+int hx_file_hash(const char *path, char out[17]);
+/* Fill C's plan_path, testbed and their hashes from the files as they are now. */
+void hx_provenance_record(struct res_campaign *c, const char *plan_path,
+			  const char *testbed_path);
+/* Whether the plan (TESTBED false) or testbed file of C differs from what the campaign
+ * recorded; WHY says how ("changed since campaign 3 ran", "is gone"). False when C recorded
+ * no hash. */
+bool hx_provenance_changed(const struct res_campaign *c, bool testbed, char *why, size_t len);
+/* Print "scalacn CMD: warning: ..." on stderr for each of C's files that changed. */
+void hx_provenance_warn(const char *cmd, const struct res_campaign *c);
+
+#endif

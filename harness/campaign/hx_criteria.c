@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_criteria: the plan's qualification criteria ("write bandwidth at 8K flows is at least
+ * 90% of baseline"), and the exit status of a campaign: 0 when every criterion passed and no
+ * wall lies inside the qualified range, 1 otherwise.
+ *
+ * The qualified range of a dimension is the highest level any criterion names for it: a
+ * wall at or below that level is inside the range.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/campaign/hx_campaign.h"
+
+static void criterion_levels(const struct hx_plan *p, const struct hx_plan_criterion *c,
+			     struct gen_levels *l)
+{
+	hx_levels_base(p, c->verb, c->metric, l);
+	for (unsigned i = 0; i < c->n_at; i++)
+		gen_levels_set(l, c->at_dims[i], c->at_levels[i], NULL);
+}
+
+static void judge(const struct hx_plan_criterion *c, const struct hx_baseline *b,
+		  const struct hx_point_result *res, struct hx_criterion_result *out)
+{
+	out->measured = true;
+	out->baseline = b ? b->r.s.mean : NAN;
+	out->value = res->s.mean;
+	out->ratio = out->value / out->baseline;
+	snprintf(out->status, sizeof(out->status), "%s", res->status);
+	if (res->failed || !isfinite(out->ratio)) {
+		out->pass = false;
+		return;
+	}
+	out->pass = c->metric == GEN_METRIC_BW ? out->ratio >= c->min_ratio
+					       : out->ratio <= c->max_ratio;
+}
+
+int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		      struct scn_error *err)
+{
+	if (p->n_criteria)
+		hx_observe_phase(r->observer, "criteria", (unsigned long)p->n_criteria * p->repeats);
+	for (unsigned i = 0; i < p->n_criteria; i++) {
+		const struct hx_plan_criterion *c = &p->criteria[i];
+		struct hx_point_result res;
+		struct gen_levels l;
+		int rc;
+
+		criterion_levels(p, c, &l);
+		rc = hx_point_run(r, &l, "criteria", &res, err);
+		if (rc == -EDOM) {
+			o->criteria[i].measured = false;
+			snprintf(o->criteria[i].status, sizeof(o->criteria[i].status), "infeasible");
+			scn_error_clear(err);
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		judge(c, hx_outcome_baseline(o, c->verb, c->metric), &res, &o->criteria[i]);
+	}
+	return 0;
+}
+
+/* Mark walls that lie inside a criterion's range. */
+static void mark_in_range(const struct hx_plan *p, struct hx_outcome *o)
+{
+	for (unsigned w = 0; w < o->n_walls; w++) {
+		struct hx_wall *wall = &o->walls[w];
+
+		wall->in_range = false;
+		for (unsigned i = 0; wall->found && i < p->n_criteria; i++)
+			for (unsigned k = 0; k < p->criteria[i].n_at; k++)
+				if (p->criteria[i].at_dims[k] == wall->dim &&
+				    wall->level <= p->criteria[i].at_levels[k])
+					wall->in_range = true;
+	}
+}
+
+int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o)
+{
+	int code = 0;
+
+	mark_in_range(p, o);
+	for (unsigned w = 0; w < o->n_walls; w++)
+		if (o->walls[w].in_range)
+			code = 1;
+	for (unsigned i = 0; i < p->n_criteria; i++)
+		if (!o->criteria[i].pass)
+			code = 1;
+	if (o->budget_exhausted)
+		code = 1;
+	return code;
+}

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_causal: the cct strategy (from symptoms to causes) and the analysis step of a campaign
+ * (see hx_causal.h for the method and DESIGN.md "Causal testing").
+ *
+ * Per (verb, metric) with a baseline:
+ *  1. S = every scale dimension at its highest level, the others neutral (hx_causal_extreme).
+ *     When S shows no symptom, each wall found by the wall search is a starting point instead.
+ *  2. LSA at the starting point: candidates and their sensitivity order. A non-scale
+ *     dimension whose move away from neutral makes the symptom significantly worse is moved
+ *     there (the stress point gets its context) and LSA runs again.
+ *  3. Discovery: a removal walk (sensitivity order) over the candidates still present gives a
+ *     1-minimal set; it is explained away (set neutral) and the walk repeats while the rest is
+ *     symptomatic. When the candidates alone do not explain the symptom, every non-neutral
+ *     dimension is walked.
+ *  4. Confirmation: each set is re-examined at its isolation point (start with every other
+ *     set removed) with all the plan's removal orders (confidence), its effect is the change
+ *     of the metric with vs without it, and its wall is the wall search's (single member) or
+ *     a binary search over each member's plan levels.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/campaign/hx_campaign.h"
+#include "harness/causal/hx_causal.h"
+
+#define MAX_FOUND 8
+
+/* ---- cct ------------------------------------------------------------------------------- */
+
+struct cct {
+	struct hx_eval *e;
+	const struct hx_plan *p;
+	const struct hx_outcome *o;
+	const struct hx_baseline *b;
+	struct hx_analysis *a;
+	struct scn_error *err;
+};
+
+static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
+		 const struct hx_point_result **r)
+{
+	int rc = hx_eval_point(x->e, l, "cct", r, x->err);
+
+	if (rc == 0)
+		hx_causal_judge(x->p, x->b->metric, &x->b->r, *r, s, undecided);
+	return rc;
+}
+
+static uint32_t nonneutral(const struct hx_plan *p, const struct gen_levels *l)
+{
+	uint32_t bits = 0;
+
+	for (unsigned i = 0; i < p->n_dims; i++)
+		if (gen_levels_get(l, p->dims[i].dim) != p->dims[i].neutral)
+			bits |= 1u << i;
+	return bits;
+}
+
+static void remove_bits(const struct hx_plan *p, struct gen_levels *l, uint32_t bits)
+{
+	for (unsigned i = 0; i < p->n_dims; i++)
+		if (bits & (1u << i))
+			gen_levels_set(l, p->dims[i].dim, p->dims[i].neutral, NULL);
+}
+
+static const struct hx_wall *find_wall(const struct hx_outcome *o, const struct gen_dimension *d,
+				       enum topo_verb v, enum gen_metric m)
+{
+	for (unsigned i = 0; o && i < o->n_walls; i++)
+		if (o->walls[i].dim == d && o->walls[i].verb == v && o->walls[i].metric == m &&
+		    o->walls[i].found)
+			return &o->walls[i];
+	return NULL;
+}
+
+/* Binary search for the first symptomatic plan level of member K in context CTX, over the
+ * member's levels from neutral out to where the cause was shown. */
+static int member_wall(struct cct *x, const struct gen_levels *ctx, struct hx_cause *c,
+		       unsigned k)
+{
+	const struct hx_plan_dim *d = NULL;
+	double axis[HX_PLAN_MAX_LEVELS + 1], seq[HX_PLAN_MAX_LEVELS + 1];
+	unsigned n, kn = 0, ka = 0, m = 0, lo, hi;
+
+	for (unsigned i = 0; i < x->p->n_dims; i++)
+		if (x->p->dims[i].dim == c->members[k])
+			d = &x->p->dims[i];
+	n = hx_causal_axis(d, axis);
+	for (unsigned i = 0; i < n; i++) {
+		if (axis[i] == d->neutral)
+			kn = i;
+		if (axis[i] == c->at[k])
+			ka = i;
+	}
+	for (unsigned i = kn;; i = ka > kn ? i + 1 : i - 1) {
+		seq[m++] = axis[i];
+		if (i == ka)
+			break;
+	}
+	lo = 0;
+	hi = m - 1;
+	if (d->dim->kind == GEN_DIM_CATEGORICAL)
+		lo = hi ? hi - 1 : 0;
+	while (hi - lo > 1) {
+		unsigned mid = (lo + hi) / 2;
+		struct gen_levels l = *ctx;
+		const struct hx_point_result *r;
+		struct hx_symptom s;
+		int rc;
+
+		gen_levels_set(&l, d->dim, seq[mid], NULL);
+		rc = judge(x, &l, &s, NULL, &r);
+		if (rc < 0)
+			return rc;
+		if (s.present) {
+			hi = mid;
+			hx_cause_add_ids(c, r);
+		} else {
+			lo = mid;
+		}
+	}
+	c->wall[k] = seq[hi];
+	c->last_good[k] = d->dim->kind == GEN_DIM_CATEGORICAL ? d->neutral : seq[lo];
+	return 0;
+}
+
+static int cause_walls(struct cct *x, const struct gen_levels *q, struct hx_cause *c)
+{
+	const struct hx_wall *w = c->n_members == 1
+		? find_wall(x->o, c->members[0], c->verb, c->metric) : NULL;
+	const struct hx_point_result *r;
+	struct gen_levels ctx;
+	struct hx_symptom s;
+	int rc;
+
+	if (w) {
+		c->wall[0] = w->level;
+		c->last_good[0] = w->last_good;
+		return 0;
+	}
+	hx_levels_base(x->p, c->verb, c->metric, &ctx);
+	for (unsigned k = 0; k < c->n_members; k++)
+		gen_levels_set(&ctx, c->members[k], c->at[k], NULL);
+	rc = judge(x, &ctx, &s, NULL, &r);
+	if (rc < 0)
+		return rc;
+	if (!s.present)
+		ctx = *q; /* the members need the rest of the stress point to show */
+	for (unsigned k = 0; k < c->n_members && rc == 0; k++)
+		rc = member_wall(x, &ctx, c, k);
+	return rc;
+}
+
+/* Classify the cause where its wall starts (members at their wall levels): the stress point
+ * may carry other symptoms (software fallback from the flows a point needs, ...). */
+static int classify(struct cct *x, const struct gen_levels *q, struct hx_cause *c)
+{
+	const struct hx_point_result *r;
+	struct gen_levels l;
+	struct hx_symptom s;
+	int rc;
+
+	hx_levels_base(x->p, c->verb, c->metric, &l);
+	for (unsigned k = 0; k < c->n_members; k++)
+		gen_levels_set(&l, c->members[k], isnan(c->wall[k]) ? c->at[k] : c->wall[k], NULL);
+	if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
+		return rc;
+	if (!s.present && (rc = judge(x, q, &s, NULL, &r)) < 0)
+		return rc;
+	snprintf(c->kind, sizeof(c->kind), "%s", s.kind);
+	snprintf(c->class_, sizeof(c->class_), "%s", hx_symptom_class(&s, c->members[0]));
+	return 0;
+}
+
+/* Walk CAND at PT; then, unless removing every other non-neutral dimension from the walk's
+ * final point leaves the symptom, walk those too (LSA can miss a dimension whose one-level
+ * move does not cross a saturated wall). */
+static int minimal_set(struct cct *x, const struct gen_levels *pt, uint32_t cand,
+		       const struct hx_lsa *lsa, uint32_t *kept)
+{
+	uint32_t rest = nonneutral(x->p, pt) & ~cand, more = 0;
+	unsigned order[HX_PLAN_MAX_DIMS], n;
+	const struct hx_point_result *r;
+	struct gen_levels fin = *pt, all;
+	struct hx_symptom s;
+	bool undecided;
+	int rc = 0;
+
+	*kept = 0;
+	if (cand) {
+		hx_removal_order(cand, lsa->sens, 0, 0, order, &n);
+		rc = hx_removal_walk(x->e, x->p, &x->b->r, pt, order, n, kept, &fin, NULL, x->err);
+	}
+	if (rc < 0 || !rest)
+		return rc;
+	all = fin;
+	remove_bits(x->p, &all, rest);
+	if ((rc = judge(x, &all, &s, &undecided, &r)) < 0)
+		return rc;
+	if (s.present || undecided)
+		return 0;
+	hx_removal_order(rest, lsa->sens, 0, 0, order, &n);
+	rc = hx_removal_walk(x->e, x->p, &x->b->r, &fin, order, n, &more, NULL, NULL, x->err);
+	*kept |= more;
+	return rc;
+}
+
+/* Discovery: 1-minimal sets one after another, each explained away. */
+static int discover(struct cct *x, const struct gen_levels *start, const struct hx_lsa *lsa,
+		    uint32_t *found, uint32_t *cands, unsigned *n_found)
+{
+	struct gen_levels pt = *start;
+
+	*n_found = 0;
+	while (*n_found < MAX_FOUND) {
+		const struct hx_point_result *r;
+		struct hx_symptom s;
+		uint32_t cand = lsa->candidates & nonneutral(x->p, &pt), kept = 0;
+		int rc = judge(x, &pt, &s, NULL, &r);
+
+		if (rc < 0)
+			return rc;
+		if (!s.present)
+			break;
+		if ((rc = minimal_set(x, &pt, cand, lsa, &kept)) < 0)
+			return rc;
+		if (!kept) {
+			hx_analysis_note(x->a, "%s %s: a symptom no single removal explains",
+					 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
+			break;
+		}
+		found[*n_found] = kept;
+		cands[(*n_found)++] = cand | kept;
+		remove_bits(x->p, &pt, kept);
+	}
+	return 0;
+}
+
+static void note_undecided(struct cct *x, const struct hx_lsa *lsa)
+{
+	for (unsigned i = 0; i < x->p->n_dims; i++)
+		if ((lsa->undecided & (1u << i)) && !(lsa->candidates & (1u << i)))
+			hx_analysis_note(x->a, "undecided: %s (%s %s): more repeats needed",
+					 x->p->dims[i].dim->name, topo_verb_name(x->b->verb),
+					 hx_metric_name(x->b->metric));
+}
+
+/* Confirmation of set I at its isolation point: orders, effect, walls. */
+static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t *found,
+		   const uint32_t *cands, unsigned n_found, unsigned i, const struct hx_lsa *lsa)
+{
+	const struct hx_point_result *rq, *r0;
+	struct gen_levels q = *start, q0;
+	struct hx_removal rem;
+	struct hx_symptom s;
+	struct hx_cause *c;
+	bool undecided = false;
+	uint64_t seed = x->p->seed ^ ((uint64_t)x->b->verb << 8) ^ ((uint64_t)x->b->metric << 16) ^
+			((uint64_t)i << 24);
+	int rc;
+
+	for (unsigned j = 0; j < n_found; j++)
+		if (j != i)
+			remove_bits(x->p, &q, found[j]);
+	rc = judge(x, &q, &s, &undecided, &rq);
+	if (rc < 0)
+		return rc;
+	if (!s.present) { /* needs another set's context: confirm where it was discovered */
+		q = *start;
+		for (unsigned j = 0; j < i; j++)
+			remove_bits(x->p, &q, found[j]);
+		if ((rc = judge(x, &q, &s, &undecided, &rq)) < 0)
+			return rc;
+	}
+	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & nonneutral(x->p, &q), lsa->sens,
+			    x->p->removal_orders, seed, &rem, x->err);
+	if (rc < 0)
+		return rc;
+	c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q);
+	if (!c)
+		return 0;
+	c->confidence = 1.0;
+	for (unsigned d = 0; d < x->p->n_dims; d++)
+		if ((found[i] & (1u << d)) && rem.confidence[d] < c->confidence)
+			c->confidence = rem.confidence[d];
+	c->undecided = undecided;
+	q0 = q;
+	remove_bits(x->p, &q0, found[i]);
+	if ((rc = hx_eval_point(x->e, &q0, "cct", &r0, x->err)) < 0)
+		return rc;
+	hx_cause_effect(x->b->metric, rq, r0, c);
+	hx_cause_add_ids(c, rq);
+	hx_cause_add_ids(c, r0);
+	for (unsigned k = 0; k < rem.n_ids && c->n_ids < HX_CAUSE_MAX_IDS; k++)
+		c->ids[c->n_ids++] = rem.ids[k];
+	if ((rc = cause_walls(x, &q, c)) < 0)
+		return rc;
+	return classify(x, &q, c);
+}
+
+/* Move every non-scale dimension at neutral to the level LSA shows to aggravate the symptom
+ * significantly. Returns how many moved. */
+static unsigned aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_levels *start)
+{
+	unsigned moved = 0;
+
+	for (unsigned i = 0; i < x->p->n_dims; i++) {
+		const struct hx_lsa_dim *best = NULL;
+
+		for (unsigned k = 0; k < lsa->n; k++) {
+			const struct hx_lsa_dim *d = &lsa->d[k];
+
+			if (d->dim == i && d->from == x->p->dims[i].neutral && d->candidate &&
+			    d->harm > 0 && (!best || d->harm > best->harm))
+				best = d;
+		}
+		if (best) {
+			gen_levels_set(start, x->p->dims[i].dim, best->to, NULL);
+			moved++;
+		}
+	}
+	return moved;
+}
+
+static int cct_from(struct cct *x, const struct gen_levels *at)
+{
+	uint32_t found[MAX_FOUND], cands[MAX_FOUND];
+	const struct hx_point_result *r;
+	struct gen_levels start = *at;
+	struct hx_symptom s;
+	struct hx_lsa lsa;
+	unsigned n_found;
+	bool undecided;
+	int rc = judge(x, &start, &s, &undecided, &r);
+
+	if (rc < 0)
+		return rc;
+	if (!s.present) {
+		if (undecided)
+			hx_analysis_note(x->a, "undecided: %s %s stress point: more repeats needed",
+					 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
+		return 0;
+	}
+	if ((rc = hx_lsa_run(x->e, x->p, &x->b->r, &start, &lsa, x->err)) < 0)
+		return rc;
+	if (aggravate(x, &lsa, &start) &&
+	    (rc = hx_lsa_run(x->e, x->p, &x->b->r, &start, &lsa, x->err)) < 0)
+		return rc;
+	note_undecided(x, &lsa);
+	if ((rc = discover(x, &start, &lsa, found, cands, &n_found)) < 0)
+		return rc;
+	for (unsigned i = 0; i < n_found && rc == 0; i++)
+		rc = confirm(x, &start, found, cands, n_found, i, &lsa);
+	return rc;
+}
+
+/* The stress point shows nothing: try each non-scale dimension (at neutral) at the other
+ * levels of its axis; keep the level that makes the point symptomatic with the highest
+ * degradation (a context such as small pages that a scale dimension needs to collapse). */
+static int context_levels(struct cct *x, struct gen_levels *stress, bool *present)
+{
+	double axis[HX_PLAN_MAX_LEVELS + 1];
+
+	*present = false;
+	for (unsigned i = 0; i < x->p->n_dims; i++) {
+		const struct hx_plan_dim *d = &x->p->dims[i];
+		unsigned n = hx_causal_axis(d, axis);
+		double best = d->neutral, worst = -INFINITY;
+
+		if (d->scale || gen_levels_get(stress, d->dim) != d->neutral)
+			continue;
+		for (unsigned k = 0; k < n; k++) {
+			const struct hx_point_result *r;
+			struct gen_levels l = *stress;
+			struct hx_symptom s;
+			double degr;
+			int rc;
+
+			if (axis[k] == d->neutral || gen_levels_set(&l, d->dim, axis[k], NULL) < 0)
+				continue;
+			if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
+				return rc;
+			degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
+			if (s.present && degr > worst) {
+				worst = degr;
+				best = axis[k];
+			}
+		}
+		if (best != d->neutral) {
+			gen_levels_set(stress, d->dim, best, NULL);
+			*present = true;
+		}
+	}
+	return 0;
+}
+
+static int cct_baseline(struct cct *x)
+{
+	const struct hx_point_result *r;
+	struct gen_levels stress;
+	struct hx_symptom s;
+	bool undecided;
+	int rc;
+
+	hx_levels_base(x->p, x->b->verb, x->b->metric, &stress);
+	for (unsigned i = 0; i < x->p->n_dims; i++)
+		gen_levels_set(&stress, x->p->dims[i].dim, hx_causal_extreme(&x->p->dims[i]), NULL);
+	if ((rc = judge(x, &stress, &s, &undecided, &r)) < 0)
+		return rc;
+	if (!s.present && (rc = context_levels(x, &stress, &s.present)) < 0)
+		return rc;
+	if (s.present)
+		return cct_from(x, &stress);
+	if (undecided)
+		hx_analysis_note(x->a, "undecided: %s %s stress point: more repeats needed",
+				 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
+	for (unsigned w = 0; x->o && w < x->o->n_walls && rc == 0; w++) {
+		const struct hx_wall *wall = &x->o->walls[w];
+		struct gen_levels l;
+
+		if (!wall->found || wall->verb != x->b->verb || wall->metric != x->b->metric)
+			continue;
+		hx_levels_base(x->p, wall->verb, wall->metric, &l);
+		gen_levels_set(&l, wall->dim, wall->level, NULL);
+		rc = cct_from(x, &l);
+	}
+	return rc;
+}
+
+int hx_causal_cct(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		  struct hx_analysis *a, struct scn_error *err)
+{
+	struct cct x = { .e = e, .p = p, .o = o, .a = a, .err = err };
+	int rc = 0;
+
+	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
+		x.b = &o->baselines[b];
+		rc = cct_baseline(&x);
+	}
+	return rc;
+}
+
+int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		  enum hx_strategy s, struct hx_analysis *a, struct scn_error *err)
+{
+	struct hx_outcome *ro = malloc(sizeof(*ro)); /* baselines without outliers */
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	a->strategy = s;
+	if (!ro)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	memcpy(ro, o, sizeof(*ro));
+	for (unsigned b = 0; b < ro->n_baselines; b++)
+		hx_causal_robust(&ro->baselines[b].r);
+	switch (s) {
+	case HX_STRATEGY_BRUTE: rc = hx_strategy_brute(e, p, ro, a, err); break;
+	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, ro, a, err); break;
+	default: rc = hx_causal_cct(e, p, ro, a, err); break;
+	}
+	free(ro);
+	a->points = hx_eval_points(e);
+	a->trials = hx_eval_trials(e);
+	a->cost_s = hx_eval_cost(e);
+	a->budget_exhausted = rc == -EDQUOT;
+	return rc;
+}
+
+int hx_analysis_phase(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+		      struct hx_analysis *a, struct scn_error *err)
+{
+	struct hx_eval *e;
+	int rc = hx_eval_new(r, NULL, NULL, &e);
+
+	if (rc < 0)
+		return scn_error_set(err, SCN_ERR_INTERNAL, rc, "analysis: out of memory");
+	hx_observe_phase(r->observer, "analysis", 0);
+	rc = hx_causal_run(e, p, o, p->strategy, a, err);
+	hx_eval_free(e);
+	return rc;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_causal: from symptoms to causes (DESIGN.md "Causal testing", steps 4-6), and the two
+ * baseline strategies it is compared with.
+ *
+ * Every strategy works per (verb, metric) that has a baseline and asks for points through one
+ * evaluator (struct hx_eval): a memo of point results on top of hx_point_run, so a point is
+ * judged once per strategy, every trial is committed by hx_trial, and a point measured by an
+ * earlier strategy or campaign comes from the store for free. The evaluator counts the trials
+ * and testbed-seconds a strategy *requested* (each distinct trial once, whether measured now
+ * or found in the store): that is the strategy's own cost, comparable across strategies that
+ * share one trial cache.
+ *
+ *   cct     stress point S (scale dimensions at their highest level, the others neutral, then
+ *           each non-scale dimension moved to a level that makes the symptom significantly
+ *           worse, or that makes S symptomatic at all); local sensitivity analysis (hx_lsa.c)
+ *           picks and orders the candidates; a dimension LSA cannot see (a saturated wall:
+ *           every trial times out one level lower too) is still walked when the candidates
+ *           do not explain the symptom; a permutation-removal walk (hx_removal.c) finds a 1-minimal
+ *           set, which is explained away (set neutral) before looking for the next cause; each
+ *           cause is then re-examined at its isolation point (S with every other cause
+ *           removed) with all the plan's removal orders: confidence = share of orders that
+ *           keep a member. Walls: the wall search's for single-member causes, else a binary
+ *           search over each member's levels.
+ *   brute   full factorial over the plan's dimensions (neutral included); causes are the
+ *           minimal supports (sets of non-neutral dimensions) of symptomatic points.
+ *   anneal  black-box simulated annealing on the degradation, each symptomatic point found
+ *           is minimised dimension by dimension (as earlier RDMA anomaly finders do).
+ *
+ * Points are requested as levels; a point the generators cannot build (more masks than flows,
+ * more encap contexts than flows) is repaired by raising flows to the smallest level that
+ * builds (hx_causal_repair). Causal sets are stated in requested levels.
+ *
+ * Every point result (and baseline) is judged without its outlier repeats
+ * (hx_causal_robust), and a removal only "cures" when it moves the metric beyond noise.
+ *
+ * Assumes: a dimension is "removed" at its plan neutral level; larger |level - neutral| on an
+ * ordered dimension is more demanding. The harness never reads testbed internals.
+ *
+ * Ownership: hx_eval_new allocates, hx_eval_free releases (NULL ok). struct hx_analysis is a
+ * plain value owned by the caller (large: allocate it on the heap or in a static context).
+ */
+#ifndef HX_CAUSAL_H
+#define HX_CAUSAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "generators/gen.h"
+#include "harness/plan/hx_plan.h"
+#include "harness/trial/hx_trial.h"
+
+struct hx_outcome; /* harness/hx_campaign.h */
+
+#define HX_CAUSE_MAX_MEMBERS 4
+#define HX_MAX_CAUSES 64
+#define HX_CAUSE_MAX_IDS 48
+#define HX_MAX_NOTES 16
+
+/* ---- Evaluator ------------------------------------------------------------------------ */
+
+/* A point evaluation (tests replace hx_point_run with a fake). Returns 0 or a negative errno;
+ * COST_S receives the testbed-seconds of the point's trials. */
+typedef int (*hx_eval_fn)(void *ctx, const struct gen_levels *l, const char *phase,
+			  struct hx_point_result *out, double *cost_s, struct scn_error *err);
+
+struct hx_eval;
+/* R may be NULL when FN is given (fake testbed); FN NULL = hx_point_run on R. */
+int hx_eval_new(struct hx_runner *r, hx_eval_fn fn, void *ctx, struct hx_eval **out);
+void hx_eval_free(struct hx_eval *e);
+/* Result of point L (repaired, memoised). The returned pointer stays valid until
+ * hx_eval_free. */
+int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		  const struct hx_point_result **out, struct scn_error *err);
+unsigned long hx_eval_points(const struct hx_eval *e);
+unsigned long hx_eval_trials(const struct hx_eval *e);
+double hx_eval_cost(const struct hx_eval *e);
+
+/* Recompute R's summary without outliers among its repeats (farther than 4 MADs and 10% from
+ * the median; at least 3 values kept, only when no trial failed): one trial in a hundred
+ * that runs 1.5x slow must not decide a symptom. The evaluator applies it to every point;
+ * hx_causal_run to the baselines. x[] and ids[] stay as measured. */
+void hx_causal_robust(struct hx_point_result *r);
+
+/* Raise flows so that L builds (masks <= flows, encap_contexts <= flows). */
+void hx_causal_repair(struct gen_levels *l);
+
+/* ---- Symptoms and sensitivity --------------------------------------------------------- */
+
+/* Judge POINT against BASE with the plan's thresholds; *UNDECIDED (may be NULL) is set when
+ * the point estimate is beyond the threshold but the test is not significant, or the 95%
+ * interval of the effect straddles the threshold (more repeats needed). */
+void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
+		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided);
+
+/* Degradation of POINT vs BASE: bw 1 - y/y0, lat y/y0 - 1; failed trials count as 1 (bw) or
+ * +10 (lat). 0 = as good as the baseline. */
+double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
+			     const struct hx_point_result *point);
+
+/* The ordered axis of a plan dimension: its levels plus neutral, ascending (categorical: the
+ * levels in plan order, neutral first). Returns the count (<= HX_PLAN_MAX_LEVELS + 1). */
+unsigned hx_causal_axis(const struct hx_plan_dim *d, double *axis);
+/* The level of D at the stress point: a scale dimension's highest level, else neutral. */
+double hx_causal_extreme(const struct hx_plan_dim *d);
+
+struct hx_lsa_dim {
+	unsigned dim;        /* index in plan->dims */
+	double from, to;     /* level at the point, level moved to */
+	double sens;         /* normalised sensitivity (elasticity, or relative effect/step) */
+	double lo, hi;       /* its 95% interval */
+	double harm;         /* degradation change of removing/adding one step (>0: worse) */
+	bool candidate;      /* interval excludes zero */
+	bool undecided;      /* estimate large (beyond the threshold) but interval has zero */
+	bool categorical;
+};
+
+struct hx_lsa {
+	unsigned n;
+	struct hx_lsa_dim d[2 * HX_PLAN_MAX_DIMS];
+	uint32_t candidates; /* bit i: plan dim i is a candidate */
+	double sens[HX_PLAN_MAX_DIMS]; /* strongest |sens| per dim (ordering) */
+	uint32_t undecided;
+};
+
+/* Local sensitivity at AT (symptomatic against BASE): every plan dimension not at neutral is
+ * moved one level toward neutral and one away (when it exists); a non-scale dimension at
+ * neutral is moved one level away on each side and to each end of its axis (context
+ * dimensions that may aggravate the symptom). */
+int hx_lsa_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+	       const struct gen_levels *at, struct hx_lsa *out, struct scn_error *err);
+
+/* ---- Permutation removal -------------------------------------------------------------- */
+
+struct hx_removal {
+	unsigned n_orders;
+	uint32_t kept[64];          /* 1-minimal set per order (bit = plan dim index) */
+	double confidence[HX_PLAN_MAX_DIMS]; /* share of orders keeping the dim */
+	uint32_t mode;              /* the most frequent kept set */
+	unsigned mode_count;
+	unsigned n_ids;
+	int64_t ids[HX_CAUSE_MAX_IDS]; /* trials where a removal cured the symptom */
+};
+
+/* One walk: remove (set neutral) the dims of ORDER one by one from AT, keeping a removal when
+ * the symptom persists. *KEPT receives the 1-minimal set, *FINAL (may be NULL) the point with
+ * every removal that was kept. EV (may be NULL) collects the trials that show a cure. */
+int hx_removal_walk(struct hx_eval *e, const struct hx_plan *p,
+		    const struct hx_point_result *base, const struct gen_levels *at,
+		    const unsigned *order, unsigned n, uint32_t *kept, struct gen_levels *final,
+		    struct hx_removal *ev, struct scn_error *err);
+/* Orders: 0 ascending sensitivity (least sensitive removed first), 1 the reverse, then seeded
+ * random permutations, N_ORDERS in all (1..64). */
+void hx_removal_order(const uint32_t cand, const double *sens, unsigned k, uint64_t seed,
+		      unsigned *order, unsigned *n);
+int hx_removal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+		   const struct gen_levels *at, uint32_t cand, const double *sens,
+		   unsigned n_orders, uint64_t seed, struct hx_removal *out, struct scn_error *err);
+
+/* ---- Causes and analysis -------------------------------------------------------------- */
+
+/* Invariants: 1 <= n_members <= HX_CAUSE_MAX_MEMBERS; members are plan dims; 0 <= confidence
+ * <= 1; effect_lo <= effect <= effect_hi when all are finite. */
+struct hx_cause {
+	enum topo_verb verb;
+	enum gen_metric metric;
+	unsigned n_members;
+	const struct gen_dimension *members[HX_CAUSE_MAX_MEMBERS];
+	double at[HX_CAUSE_MAX_MEMBERS];        /* member levels where it was shown */
+	double wall[HX_CAUSE_MAX_MEMBERS];      /* first symptomatic level per member (NAN: ?) */
+	double last_good[HX_CAUSE_MAX_MEMBERS];
+	double effect, effect_lo, effect_hi;    /* relative change with vs without the cause */
+	double confidence;                       /* min over members of their order share */
+	char kind[16], class_[16];
+	bool undecided;                          /* more repeats needed to be sure */
+	unsigned n_ids;
+	int64_t ids[HX_CAUSE_MAX_IDS];
+};
+
+struct hx_analysis {
+	enum hx_strategy strategy;
+	unsigned n_causes;
+	struct hx_cause causes[HX_MAX_CAUSES];
+	unsigned long points, trials; /* requested by this strategy */
+	double cost_s;                /* testbed-seconds requested by this strategy */
+	bool budget_exhausted;
+	unsigned n_notes;
+	char notes[HX_MAX_NOTES][160]; /* "undecided: ...", "unexplained symptom at ..." */
+};
+
+/* Run strategy S for every baseline of O (walls of O are used by cct when found). */
+int hx_causal_cct(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		  struct hx_analysis *a, struct scn_error *err);
+int hx_strategy_brute(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		      struct hx_analysis *a, struct scn_error *err);
+int hx_strategy_anneal(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		       struct hx_analysis *a, struct scn_error *err);
+int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+		  enum hx_strategy s, struct hx_analysis *a, struct scn_error *err);
+
+/* The campaign's analysis step: strategy from the plan, on runner R, causes stored in R's
+ * campaign (after the symptoms). -EDQUOT (budget) still leaves A filled with what was found. */
+int hx_analysis_phase(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+		      struct hx_analysis *a, struct scn_error *err);
+
+/* Helpers shared by the strategies (hx_causal.c). */
+void hx_analysis_note(struct hx_analysis *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Add a cause (members: bitset over plan dims), merging with an equal one. Returns it. */
+struct hx_cause *hx_analysis_add(struct hx_analysis *a, const struct hx_plan *p,
+				 enum topo_verb v, enum gen_metric m, uint32_t members,
+				 const struct gen_levels *at);
+uint32_t hx_cause_bits(const struct hx_plan *p, const struct hx_cause *c);
+void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r);
+/* Effect of the cause: relative change at WITH vs WITHOUT, 95% interval (delta method). */
+void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
+		     const struct hx_point_result *without, struct hx_cause *c);
+
+/* ---- Texts and the store ----------------------------------------------------------------- */
+
+/* Causes of A into CAMPAIGN (one symptom row per cause, then the cause). */
+int hx_analysis_store(struct res_db *db, int64_t campaign, const struct hx_analysis *a,
+		      struct scn_error *err);
+/* "server.decap_masks+flows" */
+const char *hx_cause_members_text(const struct hx_cause *c, char *buf, size_t len);
+/* "flows@7512(ok 7194)" per member, "@?" where the wall is not known */
+void hx_cause_walls_text(const struct hx_cause *c, char *buf, size_t len);
+
+#endif

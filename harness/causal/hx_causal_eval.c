@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_causal_eval: the evaluator every analysis strategy asks for points (a memo over
+ * hx_point_run that counts what the strategy requested), the symptom judgement with its
+ * "more repeats needed" flag, degradation, and dimension axes (see hx_causal.h).
+ *
+ * The memo is an open-addressing hash table keyed by two independent 64-bit hashes of the
+ * canonical point text; entries own a copy of the point result.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "harness/causal/hx_causal.h"
+#include "harness/plan/hx_plan.h"
+
+struct eval_entry {
+	uint64_t k1, k2;
+	struct hx_point_result *r; /* NULL: empty slot */
+};
+
+/* Invariants: cap is a power of two; used <= cap / 2; every used slot has r != NULL. */
+struct hx_eval {
+	struct hx_runner *runner;
+	hx_eval_fn fn;
+	void *ctx;
+	struct eval_entry *slots;
+	size_t cap, used;
+	unsigned long trials;
+	double cost_s;
+};
+
+static int runner_point(void *ctx, const struct gen_levels *l, const char *phase,
+			struct hx_point_result *out, double *cost_s, struct scn_error *err)
+{
+	struct hx_runner *r = ctx;
+	double before = r->cost_s;
+	int rc = hx_point_run(r, l, phase, out, err);
+
+	*cost_s = r->cost_s - before;
+	return rc;
+}
+
+int hx_eval_new(struct hx_runner *r, hx_eval_fn fn, void *ctx, struct hx_eval **out)
+{
+	struct hx_eval *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	e->cap = 1024;
+	e->slots = calloc(e->cap, sizeof(*e->slots));
+	if (!e->slots) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->runner = r;
+	e->fn = fn ? fn : runner_point;
+	e->ctx = fn ? ctx : r;
+	*out = e;
+	return 0;
+}
+
+void hx_eval_free(struct hx_eval *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->cap; i++)
+		free(e->slots[i].r);
+	free(e->slots);
+	free(e);
+}
+
+unsigned long hx_eval_points(const struct hx_eval *e)
+{
+	return (unsigned long)e->used;
+}
+
+unsigned long hx_eval_trials(const struct hx_eval *e)
+{
+	return e->trials;
+}
+
+double hx_eval_cost(const struct hx_eval *e)
+{
+	return e->cost_s;
+}
+
+void hx_causal_repair(struct gen_levels *l)
+{
+	gen_levels_repair(l);
+}
+
+static struct eval_entry *slot_of(struct hx_eval *e, uint64_t k1, uint64_t k2)
+{
+	size_t i = (size_t)k1 & (e->cap - 1);
+
+	while (e->slots[i].r && (e->slots[i].k1 != k1 || e->slots[i].k2 != k2))
+		i = (i + 1) & (e->cap - 1);
+	return &e->slots[i];
+}
+
+static int grow(struct hx_eval *e)
+{
+	struct eval_entry *old = e->slots;
+	size_t ocap = e->cap;
+
+	e->slots = calloc(ocap * 2, sizeof(*e->slots));
+	if (!e->slots) {
+		e->slots = old;
+		return -ENOMEM;
+	}
+	e->cap = ocap * 2;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].r)
+			*slot_of(e, old[i].k1, old[i].k2) = old[i];
+	free(old);
+	return 0;
+}
+
+int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		  const struct hx_point_result **out, struct scn_error *err)
+{
+	struct gen_levels rl = *l;
+	char text[4096];
+	struct eval_entry *s;
+	uint64_t k1, k2;
+	double cost = 0;
+	size_t len;
+	int rc;
+
+	hx_causal_repair(&rl);
+	hx_point_text(&rl, text, sizeof(text));
+	len = strlen(text);
+	k1 = gen_hash64(text, len, 0x5ca1ab1eULL);
+	k2 = gen_hash64(text, len, 0xc0ffee11ULL);
+	s = slot_of(e, k1, k2);
+	if (s->r) {
+		*out = s->r;
+		return 0;
+	}
+	if ((e->used + 1) * 2 > e->cap) {
+		if (grow(e) < 0)
+			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+		s = slot_of(e, k1, k2);
+	}
+	s->r = malloc(sizeof(*s->r));
+	if (!s->r)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	rc = e->fn(e->ctx, &rl, phase, s->r, &cost, err);
+	if (rc < 0) {
+		free(s->r);
+		s->r = NULL;
+		return rc;
+	}
+	hx_causal_robust(s->r);
+	s->k1 = k1;
+	s->k2 = k2;
+	e->used++;
+	e->trials += s->r->n;
+	e->cost_s += cost;
+	assert(e->used * 2 <= e->cap);
+	*out = s->r;
+	return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void hx_causal_robust(struct hx_point_result *r)
+{
+	double v[HX_MAX_REPEATS], dev[HX_MAX_REPEATS], keep[HX_MAX_REPEATS], med, mad;
+	size_t n = r->n, k = 0;
+
+	if (r->failed || n < 4)
+		return;
+	memcpy(v, r->x, n * sizeof(*v));
+	med = median(v, n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(r->x[i] - med);
+	mad = 1.4826 * median(dev, n);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(r->x[i] - med) <= 4 * mad || fabs(r->x[i] - med) <= 0.1 * fabs(med))
+			keep[k++] = r->x[i];
+	if (k < n && k >= 3)
+		hx_summarise(keep, k, &r->s);
+}
+
+/* 97.5% quantile of Student's t with the smaller sample's degrees of freedom. */
+static double t975(size_t a, size_t b)
+{
+	size_t n = a < b ? a : b;
+
+	return n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 12.7;
+}
+
+void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
+		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided)
+{
+	double thr = m == GEN_METRIC_BW ? -p->thresholds.bw_drop : p->thresholds.lat_rise;
+	double y = point->s.mean, y0 = base->s.mean, se, lo, hi, t;
+	bool beyond;
+
+	hx_symptom_judge(&p->thresholds, m, base, point, sym);
+	if (!undecided)
+		return;
+	*undecided = false;
+	if (sym->failed || !(y > 0) || !(y0 > 0))
+		return;
+	beyond = m == GEN_METRIC_BW ? sym->effect <= thr : sym->effect >= thr;
+	if (!beyond)
+		return;
+	se = sqrt((point->s.n ? point->s.sd * point->s.sd / ((double)point->s.n * y * y) : 0) +
+		  (base->s.n ? base->s.sd * base->s.sd / ((double)base->s.n * y0 * y0) : 0));
+	t = t975(point->s.n, base->s.n);
+	lo = exp(log(y / y0) - t * se) - 1;
+	hi = exp(log(y / y0) + t * se) - 1;
+	if (!sym->present || (lo < thr && thr < hi))
+		*undecided = true;
+}
+
+double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
+			     const struct hx_point_result *point)
+{
+	double y = point->s.mean, y0 = base->s.mean, share;
+
+	share = point->n ? (double)point->failed / (double)point->n : 0;
+	if (m == GEN_METRIC_BW)
+		return y0 > 0 && isfinite(y) ? 1.0 - y / y0 : 1.0;
+	if (!(y0 > 0) || !isfinite(y))
+		return 10.0;
+	return y / y0 - 1.0 + 10.0 * share;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+unsigned hx_causal_axis(const struct hx_plan_dim *d, double *axis)
+{
+	unsigned n = 0, j = 0;
+
+	if (d->dim->kind == GEN_DIM_CATEGORICAL) {
+		axis[n++] = d->neutral;
+		for (unsigned i = 0; i < d->n_levels; i++)
+			if (d->levels[i] != d->neutral)
+				axis[n++] = d->levels[i];
+		return n;
+	}
+	for (unsigned i = 0; i < d->n_levels; i++)
+		axis[n++] = d->levels[i];
+	axis[n++] = d->neutral;
+	qsort(axis, n, sizeof(*axis), cmp_double);
+	for (unsigned i = 0; i < n; i++)
+		if (j == 0 || axis[i] != axis[j - 1])
+			axis[j++] = axis[i];
+	return j;
+}
+
+double hx_causal_extreme(const struct hx_plan_dim *d)
+{
+	double best = d->neutral;
+
+	if (!d->scale || d->dim->kind == GEN_DIM_CATEGORICAL)
+		return d->neutral;
+	for (unsigned i = 0; i < d->n_levels; i++)
+		if (d->levels[i] > best)
+			best = d->levels[i];
+	return best;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_causal: `scalacn analyze` (re-run the causal analysis of a stored campaign) and
+ * `scalacn causes` (print the causes stored for a campaign).
+ *
+ * analyze rebuilds the campaign's baselines and walls from its stored trials (hx_trial finds
+ * them by key, so nothing is measured again), runs the plan's strategy (or --strategy) and
+ * replaces the campaign's symptoms and causes. The testbed (--testbed, default the path in
+ * the campaign row) is opened when it can be; without it, analysis works as long as every
+ * point it needs is stored, and says so plainly when one is not.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness/campaign/hx_campaign.h"
+#include "harness/causal/hx_causal.h"
+#include "harness/cli/hx_cli.h"
+#include "harness/cli/hx_report.h"
+#include "harness/plan/hx_plan.h"
+
+struct causal_opts {
+	const char *db, *testbed;
+	long long campaign;
+	bool json, quiet, has_strategy;
+	enum hx_strategy strategy;
+};
+
+static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts *o)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },	     { "campaign", required_argument, NULL, 'c' },
+		{ "testbed", required_argument, NULL, 't' }, { "strategy", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'J' },	     { "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->db = HX_DEFAULT_DB;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:c:t:s:q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db = optarg; break;
+		case 't': o->testbed = optarg; break;
+		case 'J': o->json = true; break;
+		case 'q': o->quiet = true; break;
+		case 's':
+			o->has_strategy = true;
+			if (!strcmp(optarg, "cct"))
+				o->strategy = HX_STRATEGY_CCT;
+			else if (!strcmp(optarg, "brute"))
+				o->strategy = HX_STRATEGY_BRUTE;
+			else if (!strcmp(optarg, "anneal"))
+				o->strategy = HX_STRATEGY_ANNEAL;
+			else
+				return hx_usage_error(cmd, "--strategy takes cct, brute or anneal, not '%s'",
+						      optarg);
+			break;
+		case 'c':
+			if ((rc = hx_parse_id(cmd, "--campaign", "campaign", optarg, &o->campaign)))
+				return rc;
+			break;
+		default:
+			return hx_bad_option(cmd, argv);
+		}
+	}
+	return hx_no_operands(cmd, argc, argv);
+}
+
+static int newest(const struct res_campaign *c, void *ctx)
+{
+	struct res_campaign *out = ctx;
+
+	if (out->id == 0)
+		*out = *c;
+	return 0;
+}
+
+static int find_campaign(struct res_db *db, long long id, struct res_campaign *c,
+			 struct scn_error *err)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (id > 0)
+		return res_campaign_get(db, id, c, err);
+	rc = res_campaign_each(db, newest, c, err);
+	if (rc == 0 && c->id == 0)
+		return scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "the database holds no campaign");
+	return rc;
+}
+
+/* Walls found become symptoms (as `scalacn run` stores them). */
+static int store_walls(struct res_db *db, int64_t campaign, const struct hx_outcome *o,
+		       struct scn_error *err)
+{
+	for (unsigned i = 0; i < o->n_walls; i++) {
+		const struct hx_wall *w = &o->walls[i];
+		struct res_symptom s;
+		int rc;
+
+		if (!w->found)
+			continue;
+		hx_wall_symptom(w, campaign, &s);
+		if ((rc = res_symptom_put(db, &s, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct analyze_env {
+	struct hx_plan *plan;
+	struct tb *tb;
+	struct res_db *db;
+	struct hx_runner runner;
+	struct hx_outcome *outcome;
+	struct hx_analysis *a;
+	struct res_campaign c;
+};
+
+static int analyze_open(struct analyze_env *e, const struct causal_opts *o, struct scn_error *err)
+{
+	const char *tb_path;
+	int rc = res_open(o->db, false, &e->db, err);
+
+	if (rc < 0)
+		return rc;
+	if ((rc = find_campaign(e->db, o->campaign, &e->c, err)) < 0)
+		return rc;
+	hx_provenance_warn("analyze", &e->c);
+	if ((rc = hx_plan_load(e->c.plan_path, &e->plan, err)) < 0) {
+		if (e->c.plan_path[0] != '/') /* stored by scalacn < 0.2, relative to where it ran */
+			scn_error_prefix(err, "campaign %lld recorded its plan relative to the "
+					 "directory it ran in (run from there): ", (long long)e->c.id);
+		return rc;
+	}
+	tb_path = o->testbed ? o->testbed : e->c.testbed;
+	snprintf(e->runner.desc.identity, sizeof(e->runner.desc.identity), "%s",
+		 e->c.testbed_identity);
+	rc = tb_open(tb_path, &e->tb, err);
+	if (rc == 0)
+		rc = tb_describe(e->tb, &e->runner.desc, err);
+	if (rc < 0 && o->testbed)
+		return rc;
+	if (rc < 0) {
+		tb_close(e->tb);
+		e->tb = NULL;
+		fprintf(stderr, "scalacn analyze: testbed %s unavailable: working from stored trials only\n",
+			tb_path);
+	}
+	e->runner.tb = e->tb;
+	e->runner.db = e->db;
+	e->runner.campaign = e->c.id;
+	e->runner.seed = e->plan->seed;
+	e->runner.repeats = e->plan->repeats;
+	return 0;
+}
+
+static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struct scn_error *err)
+{
+	int rc;
+
+	e->outcome = calloc(1, sizeof(*e->outcome));
+	e->a = calloc(1, sizeof(*e->a));
+	if (!e->outcome || !e->a)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analyze: out of memory");
+	e->outcome->campaign = e->c.id;
+	rc = hx_phase_baseline(&e->runner, e->plan, e->outcome, err);
+	if (rc == 0)
+		rc = hx_phase_walls(&e->runner, e->plan, e->outcome, err);
+	if (rc == 0) {
+		struct hx_eval *ev;
+
+		if ((rc = hx_eval_new(&e->runner, NULL, NULL, &ev)) < 0)
+			return scn_error_set(err, SCN_ERR_INTERNAL, rc, "analyze: out of memory");
+		rc = hx_causal_run(ev, e->plan, e->outcome,
+				   o->has_strategy ? o->strategy : e->plan->strategy, e->a, err);
+		hx_eval_free(ev);
+	}
+	if (rc < 0 && rc != -EDQUOT) {
+		if (!e->tb)
+			scn_error_prefix(err, "a point is not stored and no testbed is open "
+					 "(give --testbed): ");
+		return rc;
+	}
+	rc = res_analysis_clear(e->db, e->c.id, err);
+	if (rc == 0)
+		rc = store_walls(e->db, e->c.id, e->outcome, err);
+	if (rc == 0)
+		rc = hx_analysis_store(e->db, e->c.id, e->a, err);
+	return rc;
+}
+
+int hx_cmd_analyze(int argc, char **argv)
+{
+	struct causal_opts o;
+	struct analyze_env e;
+	struct scn_error err;
+	int rc = parse_opts("analyze", argc, argv, &o);
+
+	if (rc)
+		return rc;
+	memset(&e, 0, sizeof(e));
+	scn_error_clear(&err);
+	hx_runner_init(&e.runner);
+	rc = analyze_open(&e, &o, &err);
+	if (rc == 0)
+		rc = analyze_run(&e, &o, &err);
+	if (rc == 0) {
+		if (o.json) {
+			struct json_object *root = json_object_new_object();
+
+			json_object_object_add(root, "campaign", json_object_new_int64(e.c.id));
+			json_object_object_add(root, "strategy",
+					       json_object_new_string(hx_strategy_name(e.a->strategy)));
+			json_object_object_add(root, "measured",
+					       json_object_new_int64((int64_t)e.runner.measured));
+			json_object_object_add(root, "causes", hx_analysis_json(e.a));
+			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+			json_object_put(root);
+		} else {
+			printf("Campaign %lld (%s on %s): %lu new trials measured, %lu from the store\n",
+			       (long long)e.c.id, e.plan->name, e.c.rnic_model, e.runner.measured,
+			       e.runner.cached);
+			hx_analysis_print(e.a, stdout);
+		}
+	}
+	hx_runner_release(&e.runner);
+	free(e.outcome);
+	free(e.a);
+	tb_close(e.tb);
+	res_close(e.db);
+	hx_plan_free(e.plan);
+	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
+}
+
+/* ---- causes ----------------------------------------------------------------------------- */
+
+struct causes_ctx {
+	struct json_object *arr;
+	unsigned n;
+};
+
+/* VALUE of "KEY=VALUE" in a "; "-separated detail text. */
+static const char *detail_get(const char *detail, const char *key, char *buf, size_t len)
+{
+	const char *p = strstr(detail, key);
+	size_t n;
+
+	buf[0] = '\0';
+	if (!p)
+		return buf;
+	p += strlen(key);
+	n = strcspn(p, ";");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	return buf;
+}
+
+static int print_cause(const struct res_cause *c, void *ctx)
+{
+	struct causes_ctx *x = ctx;
+	char verb[16], metric[16], cls[24], walls[256], strat[16];
+	unsigned ids = c->trial_ids[0] ? 1 : 0;
+
+	for (const char *p = c->trial_ids; *p; p++)
+		ids += *p == ',';
+	detail_get(c->detail, "verb=", verb, sizeof(verb));
+	detail_get(c->detail, "metric=", metric, sizeof(metric));
+	detail_get(c->detail, "class=", cls, sizeof(cls));
+	detail_get(c->detail, "walls=", walls, sizeof(walls));
+	detail_get(c->detail, "strategy=", strat, sizeof(strat));
+	if (x->arr) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_int64(c->id));
+		json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
+		json_object_object_add(o, "verb", json_object_new_string(verb));
+		json_object_object_add(o, "metric", json_object_new_string(metric));
+		json_object_object_add(o, "members", json_object_new_string(c->members));
+		json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
+		json_object_object_add(o, "effect", json_object_new_double(c->effect));
+		json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
+		json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
+		json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+		json_object_object_add(o, "class", json_object_new_string(cls));
+		json_object_object_add(o, "strategy", json_object_new_string(strat));
+		json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
+		json_object_object_add(o, "detail", json_object_new_string(c->detail));
+		json_object_array_add(x->arr, o);
+	} else if (strstr(c->detail, "effect: trials failed")) {
+		/* no number to show: every trial at the cause's point failed (timeouts, ...) */
+		printf("%5lld %-5s %-3s %-34s %10.6g %8s %20s %5.2f %-12s %4u  %s%s\n",
+		       (long long)c->id, verb, metric, c->members, c->wall_level, "failed", "",
+		       c->confidence, cls, ids, walls,
+		       strstr(c->detail, "undecided") ? " (undecided)" : "");
+	} else {
+		printf("%5lld %-5s %-3s %-34s %10.6g %+7.1f%% [%+6.1f%%, %+6.1f%%] %5.2f %-12s %4u  %s%s\n",
+		       (long long)c->id, verb, metric, c->members, c->wall_level, 100 * c->effect,
+		       100 * c->effect_lo, 100 * c->effect_hi, c->confidence, cls, ids, walls,
+		       strstr(c->detail, "undecided") ? " (undecided)" : "");
+	}
+	x->n++;
+	return 0;
+}
+
+int hx_cmd_causes(int argc, char **argv)
+{
+	struct causal_opts o;
+	struct causes_ctx x = { 0 };
+	struct res_campaign c;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	int rc = parse_opts("causes", argc, argv, &o);
+
+	if (rc)
+		return rc;
+	scn_error_clear(&err);
+	rc = res_open(o.db, false, &db, &err);
+	if (rc == 0)
+		rc = find_campaign(db, o.campaign, &c, &err);
+	if (rc == 0)
+		hx_provenance_warn("causes", &c);
+	if (rc == 0 && o.json)
+		x.arr = json_object_new_array();
+	if (rc == 0 && !o.json)
+		printf("Causes of campaign %lld (%s, %s):\n%5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n",
+		       (long long)c.id, c.plan_path, c.rnic_model, "id", "verb", "met", "members",
+		       "wall", "effect", "95% interval", "conf", "class", "ids", "walls");
+	if (rc == 0)
+		rc = res_cause_each(db, c.id, print_cause, &x, &err);
+	if (rc == 0 && o.json)
+		printf("%s\n", json_object_to_json_string_ext(x.arr, JSON_C_TO_STRING_PRETTY));
+	else if (rc == 0 && x.n == 0)
+		printf("  none stored (run 'scalacn analyze' first)\n");
+	json_object_put(x.arr);
+	res_close(db);
+	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
+}

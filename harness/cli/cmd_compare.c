@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_compare: `scalacn compare PLAN`: the three strategies (brute, cct, anneal) on one
+ * testbed and one database, side by side: trials, testbed-hours, causes found, false causes
+ * and causes missed (brute force's causes are the reference), each one's cost relative to
+ * brute force.
+ *
+ * Each strategy runs in its own campaign row (plan hash suffixed ":compare-<strategy>") on
+ * the same trial cache, so a trial is measured once; each strategy is charged for every trial
+ * it requested, measured or found: baselines for all, the wall search for cct (its step 3).
+ * The plan's budget does not apply here (brute force would not finish within it).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "harness/campaign/hx_campaign.h"
+#include "harness/causal/hx_causal.h"
+#include "harness/cli/hx_cli.h"
+#include "harness/cli/hx_report.h"
+
+struct cmp_env {
+	struct hx_plan *plan;
+	struct tb *tb;
+	struct res_db *db;
+	const char *plan_path, *tb_path;
+	struct hx_analysis *a[3];
+	unsigned false_causes[3], missed[3];
+};
+
+static const enum hx_strategy order[3] = { HX_STRATEGY_BRUTE, HX_STRATEGY_CCT,
+					   HX_STRATEGY_ANNEAL };
+
+static int new_campaign(struct cmp_env *e, struct hx_runner *r, enum hx_strategy s,
+			struct scn_error *err)
+{
+	struct res_campaign c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	hx_provenance_record(&c, e->plan_path, e->tb_path);
+	snprintf(c.plan_hash, sizeof(c.plan_hash), "%s:compare-%s", e->plan->hash,
+		 hx_strategy_name(s));
+	snprintf(c.testbed_identity, sizeof(c.testbed_identity), "%s", r->desc.identity);
+	snprintf(c.rnic_model, sizeof(c.rnic_model), "%s", r->desc.rnic_model);
+	snprintf(c.firmware, sizeof(c.firmware), "%s", r->desc.firmware);
+	snprintf(c.tool_version, sizeof(c.tool_version), "%s", SCALACN_VERSION);
+	c.seed = e->plan->seed;
+	c.status = RES_RUNNING;
+	c.started = (double)time(NULL);
+	rc = res_campaign_insert(e->db, &c, err);
+	r->campaign = c.id;
+	return rc;
+}
+
+static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
+			struct scn_error *err)
+{
+	struct hx_outcome *o = calloc(1, sizeof(*o));
+	enum hx_strategy s = order[k];
+	struct hx_eval *ev = NULL;
+	double before;
+	unsigned long requested;
+	char summary[128];
+	int rc;
+
+	if (!o || hx_eval_new(r, NULL, NULL, &ev) < 0) {
+		free(o);
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "compare: out of memory");
+	}
+	r->cost_s = 0;
+	requested = r->measured + r->cached;
+	rc = new_campaign(e, r, s, err);
+	if (rc == 0)
+		rc = hx_phase_baseline(r, e->plan, o, err);
+	if (rc == 0 && s == HX_STRATEGY_CCT)
+		rc = hx_phase_walls(r, e->plan, o, err);
+	before = r->cost_s;
+	requested = r->measured + r->cached - requested;
+	if (rc == 0)
+		rc = hx_causal_run(ev, e->plan, o, s, e->a[k], err);
+	e->a[k]->cost_s += before;
+	e->a[k]->trials += requested;
+	if (rc == 0)
+		rc = hx_analysis_store(e->db, r->campaign, e->a[k], err);
+	snprintf(summary, sizeof(summary), "compare %s: %lu trials, %.3f testbed-hours, %u causes",
+		 hx_strategy_name(s), e->a[k]->trials, e->a[k]->cost_s / 3600, e->a[k]->n_causes);
+	if (rc == 0)
+		rc = res_campaign_set_status(e->db, r->campaign, RES_DONE, summary, err);
+	hx_eval_free(ev);
+	free(o);
+	return rc;
+}
+
+static bool has_cause(const struct hx_plan *p, const struct hx_analysis *a,
+		      const struct hx_cause *c)
+{
+	for (unsigned i = 0; i < a->n_causes; i++)
+		if (a->causes[i].verb == c->verb && a->causes[i].metric == c->metric &&
+		    hx_cause_bits(p, &a->causes[i]) == hx_cause_bits(p, c))
+			return true;
+	return false;
+}
+
+static void score(struct cmp_env *e)
+{
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned i = 0; i < e->a[k]->n_causes; i++)
+			e->false_causes[k] += !has_cause(e->plan, e->a[0], &e->a[k]->causes[i]);
+		for (unsigned i = 0; i < e->a[0]->n_causes; i++)
+			e->missed[k] += !has_cause(e->plan, e->a[k], &e->a[0]->causes[i]);
+	}
+}
+
+static void print_table(const struct cmp_env *e, FILE *out)
+{
+	const struct hx_analysis *b = e->a[0], *c = e->a[1], *an = e->a[2];
+
+	fprintf(out, "Strategies on %s (%s), one trial cache:\n", e->plan->name, e->tb_path);
+	fprintf(out, "  %-8s %9s %9s %12s %7s %6s %7s %14s\n", "strategy", "points", "trials",
+		"testbed-h", "causes", "false", "missed", "cost vs brute");
+	for (unsigned k = 0; k < 3; k++) {
+		const struct hx_analysis *a = e->a[k];
+
+		fprintf(out, "  %-8s %9lu %9lu %12.3f %7u %6u %7u %13.4fx\n",
+			hx_strategy_name(order[k]), a->points, a->trials, a->cost_s / 3600,
+			a->n_causes, e->false_causes[k], e->missed[k],
+			b->cost_s > 0 ? a->cost_s / b->cost_s : 0);
+	}
+	fprintf(out, "cct: %.1fx fewer testbed-hours than brute force, %.1fx fewer than anneal; "
+		"anneal: %.1fx fewer than brute force\n",
+		c->cost_s > 0 ? b->cost_s / c->cost_s : 0, c->cost_s > 0 ? an->cost_s / c->cost_s : 0,
+		an->cost_s > 0 ? b->cost_s / an->cost_s : 0);
+	fprintf(out, "cct found %u of brute force's %u causes; anneal found %u.\n",
+		b->n_causes - e->missed[1], b->n_causes, b->n_causes - e->missed[2]);
+}
+
+static void print_json(const struct cmp_env *e, FILE *out)
+{
+	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+
+	for (unsigned k = 0; k < 3; k++) {
+		const struct hx_analysis *a = e->a[k];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "strategy", json_object_new_string(hx_strategy_name(order[k])));
+		json_object_object_add(o, "points", json_object_new_int64((int64_t)a->points));
+		json_object_object_add(o, "trials", json_object_new_int64((int64_t)a->trials));
+		json_object_object_add(o, "testbed_hours", json_object_new_double(a->cost_s / 3600));
+		json_object_object_add(o, "false_causes", json_object_new_int((int)e->false_causes[k]));
+		json_object_object_add(o, "missed", json_object_new_int((int)e->missed[k]));
+		json_object_object_add(o, "cost_vs_brute",
+				       json_object_new_double(e->a[0]->cost_s > 0
+							      ? a->cost_s / e->a[0]->cost_s : 0));
+		json_object_object_add(o, "causes", hx_analysis_json(a));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "plan", json_object_new_string(e->plan->name));
+	json_object_object_add(root, "strategies", arr);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	json_object_put(root);
+}
+
+static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err)
+{
+	struct hx_runner r;
+	int rc = hx_plan_load(e->plan_path, &e->plan, err);
+
+	hx_runner_init(&r);
+	if (rc < 0)
+		return rc;
+	if (!e->tb_path)
+		e->tb_path = e->plan->testbed;
+	if (!e->tb_path || !e->tb_path[0])
+		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
+				     "%s names no testbed: give --testbed FILE", e->plan_path);
+	if ((rc = tb_open(e->tb_path, &e->tb, err)) < 0 ||
+	    (rc = tb_describe(e->tb, &r.desc, err)) < 0 ||
+	    (rc = res_open(db_path, true, &e->db, err)) < 0)
+		return rc;
+	r.tb = e->tb;
+	r.db = e->db;
+	r.seed = e->plan->seed;
+	r.repeats = e->plan->repeats;
+	for (unsigned k = 0; k < 3 && rc == 0; k++)
+		rc = run_strategy(e, &r, k, err);
+	hx_runner_release(&r);
+	if (rc == 0)
+		score(e);
+	return rc;
+}
+
+int hx_cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "testbed", required_argument, NULL, 't' }, { "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'J' },	      { NULL, 0, NULL, 0 },
+	};
+	struct cmp_env e;
+	const char *db = HX_DEFAULT_DB;
+	struct scn_error err;
+	bool json = false;
+	int c, rc = 0;
+
+	memset(&e, 0, sizeof(e));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': e.tb_path = optarg; break;
+		case 'd': db = optarg; break;
+		case 'J': json = true; break;
+		default:
+			return hx_bad_option("compare", argv);
+		}
+	}
+	if (optind != argc - 1)
+		return hx_usage_error("compare", "expected one PLAN file");
+	e.plan_path = argv[optind];
+	scn_error_clear(&err);
+	for (unsigned k = 0; k < 3; k++)
+		if (!(e.a[k] = calloc(1, sizeof(*e.a[k]))))
+			rc = scn_error_set(&err, SCN_ERR_INTERNAL, -ENOMEM, "compare: out of memory");
+	if (rc == 0)
+		rc = compare(&e, db, &err);
+	if (rc == 0 && json)
+		print_json(&e, stdout);
+	else if (rc == 0)
+		print_table(&e, stdout);
+	for (unsigned k = 0; k < 3; k++)
+		free(e.a[k]);
+	tb_close(e.tb);
+	res_close(e.db);
+	hx_plan_free(e.plan);
+	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
+}

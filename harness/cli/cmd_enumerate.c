@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_enumerate: `scalacn enumerate PLAN [--list] [--json] [--limit N]`: the plan's component
+ * space, its brute-force size, valid architecture models and pruned counts by reason, and the
+ * flow-path growth (k*n^2 valid against (k*n+1)^(k*n) unconstrained).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <json-c/json.h>
+
+#include "harness/cli/hx_cli.h"
+#include "harness/plan/hx_plan.h"
+#include "topology/topo_enum.h"
+
+struct list_ctx {
+	const struct topo_space *space;
+	bool json;
+	struct json_object *array;
+	unsigned long limit, shown;
+};
+
+static int list_model(const struct topo_model *m, void *ctx)
+{
+	struct list_ctx *l = ctx;
+	char buf[1024];
+
+	if (l->limit && l->shown >= l->limit)
+		return 0;
+	topo_model_format(l->space, m, buf, sizeof(buf));
+	if (l->json)
+		json_object_array_add(l->array, json_object_new_string(buf));
+	else
+		printf("model %lu: %s\n", l->shown + 1, buf);
+	l->shown++;
+	return 0;
+}
+
+static void print_text(const struct topo_space *s, const struct topo_enum_stats *st)
+{
+	double pruned = 0;
+
+	printf("Component space: up to %u tables, %u mask shapes (<= %u per table), %u action lists, %u subnets x %u containers\n",
+	       s->max_tables, s->n_shapes, s->max_masks_per_table, s->n_templates, s->subnets,
+	       s->containers);
+	printf("Brute-force size:   10^%.3f architecture models\n", st->log10_bruteforce);
+	printf("Valid models:       %llu\n", (unsigned long long)st->valid);
+	printf("Visited (partial + complete): %llu\n", (unsigned long long)st->visited);
+	printf("Pruned, by reason (complete models excluded / partial models cut):\n");
+	for (int r = 1; r < TOPO_R_COUNT; r++) {
+		if (r == TOPO_R_DEAD_RULE)
+			continue;
+		pruned += st->pruned[r];
+		printf("  %-18s %14.6g  %10llu   %s\n", topo_reason_name((enum topo_reason)r),
+		       st->pruned[r], (unsigned long long)st->prune_events[r],
+		       topo_reason_explain((enum topo_reason)r));
+	}
+	printf("  %-18s %14.6g\n", "total", pruned);
+	printf("Flow paths: valid %.6g (k*n^2 = %u*%u^2) against 10^%.3f for unconstrained table contents ((k*n+1)^(k*n))\n",
+	       st->flow_paths_valid, s->subnets, s->containers, st->log10_flow_paths_unconstrained);
+}
+
+static void print_json(const struct topo_enum_stats *st, struct json_object *models)
+{
+	struct json_object *j = json_object_new_object(), *pr = json_object_new_object();
+
+	json_object_object_add(j, "log10_bruteforce", json_object_new_double(st->log10_bruteforce));
+	json_object_object_add(j, "valid", json_object_new_int64((int64_t)st->valid));
+	json_object_object_add(j, "visited", json_object_new_int64((int64_t)st->visited));
+	for (int r = 1; r < TOPO_R_COUNT; r++)
+		json_object_object_add(pr, topo_reason_name((enum topo_reason)r),
+				       json_object_new_double(st->pruned[r]));
+	json_object_object_add(j, "pruned", pr);
+	json_object_object_add(j, "flow_paths_valid", json_object_new_double(st->flow_paths_valid));
+	json_object_object_add(j, "log10_flow_paths_unconstrained",
+			       json_object_new_double(st->log10_flow_paths_unconstrained));
+	if (models)
+		json_object_object_add(j, "models", models);
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+	json_object_put(j);
+}
+
+int hx_cmd_enumerate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' }, { "json", no_argument, NULL, 'J' },
+		{ "limit", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 },
+	};
+	struct list_ctx l = { 0 };
+	struct topo_enum_stats st;
+	struct hx_plan *plan = NULL;
+	struct scn_error err;
+	bool list = false;
+	char *end;
+	int c, rc;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ln:", opts, NULL)) != -1) {
+		if (c == 'l')
+			list = true;
+		else if (c == 'J')
+			l.json = true;
+		else if (c == 'n' && (l.limit = strtoul(optarg, &end, 10), !*end))
+			list = true;
+		else
+			return hx_usage_error("enumerate", "unknown or malformed option '%s'",
+					      argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return hx_usage_error("enumerate", "expected one PLAN file");
+	if (hx_plan_load(argv[optind], &plan, &err) < 0)
+		return hx_report_error(&err);
+	l.space = &plan->space;
+	if (list && l.json)
+		l.array = json_object_new_array();
+	rc = topo_enumerate(&plan->space, list ? list_model : NULL, &l, &st, &err);
+	if (rc < 0) {
+		json_object_put(l.array);
+		hx_plan_free(plan);
+		return hx_report_error(&err);
+	}
+	if (l.json)
+		print_json(&st, l.array);
+	else
+		print_text(&plan->space, &st);
+	hx_plan_free(plan);
+	return HX_EXIT_OK;
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_replay: `scalacn gen-trace` (write a synthetic flow trace) and `scalacn replay`
+ * (replay a trace through the runtime optimiser and the baselines; with --testbed, measure
+ * each policy's table on the testbed). The work is in hx_trace*.c and hx_replay*.c; this
+ * file parses options and prints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/hx_cli.h"
+#include "harness/replay/hx_replay.h"
+
+static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi,
+		     double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= lo && v <= hi))
+		return hx_usage_error(cmd, "%s: '%s' is not a number in [%.15g, %.15g]", opt, s, lo, hi);
+	*out = v;
+	return 0;
+}
+
+static int parse_pop(const char *s, struct hx_trace_gen *g)
+{
+	char *end;
+
+	if (!strcmp(s, "uniform")) {
+		g->pop = HX_TRACE_UNIFORM;
+		return 0;
+	}
+	if (strncmp(s, "zipf:", 5))
+		return -EINVAL;
+	g->pop = HX_TRACE_ZIPF;
+	g->zipf_s = strtod(s + 5, &end);
+	return end == s + 5 || *end || !(g->zipf_s >= 0 && g->zipf_s <= 5) ? -EINVAL : 0;
+}
+
+int hx_cmd_gen_trace(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "flows", 1, NULL, 'f' }, { "popularity", 1, NULL, 'p' },
+		{ "duration", 1, NULL, 'd' }, { "churn", 1, NULL, 'c' }, { "seed", 1, NULL, 's' },
+		{ "masks", 1, NULL, 'm' }, { "pps", 1, NULL, 'r' }, { "output", 1, NULL, 'o' },
+		{ NULL, 0, NULL, 0 } };
+	const char *cmd = "gen-trace", *path = NULL;
+	struct hx_trace_gen g;
+	struct scn_error err;
+	uint64_t rows = 0;
+	double v;
+	FILE *out;
+	int c, rc;
+
+	hx_trace_gen_default(&g);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		rc = 0;
+		if (c == 'f' && !(rc = parse_num(cmd, "--flows", optarg, 1, 1 << 20, &v)))
+			g.flows = (uint32_t)v;
+		else if (c == 'p' && parse_pop(optarg, &g) < 0)
+			return hx_usage_error(cmd, "--popularity: expected zipf:S (0 <= S <= 5) or "
+					      "uniform, got '%s'", optarg);
+		else if (c == 'd')
+			rc = parse_num(cmd, "--duration", optarg, 1, 86400, &g.duration_s);
+		else if (c == 'c')
+			rc = parse_num(cmd, "--churn", optarg, 0, 1e6, &g.churn);
+		else if (c == 's' && !(rc = parse_num(cmd, "--seed", optarg, 0, 1e18, &v)))
+			g.seed = (uint64_t)v;
+		else if (c == 'm' && !(rc = parse_num(cmd, "--masks", optarg, 1,
+						      HX_TRACE_MAX_MASKS, &v)))
+			g.masks = (uint32_t)v;
+		else if (c == 'r')
+			rc = parse_num(cmd, "--pps", optarg, 1, 1e12, &g.pps);
+		else if (c == 'o')
+			path = optarg;
+		else if (c == '?')
+			return HX_EXIT_USAGE;
+		if (rc)
+			return rc;
+	}
+	if (!path || optind < argc)
+		return hx_usage_error(cmd, "%s", !path ? "-o FILE is required"
+						      : "unexpected argument");
+	out = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "scalacn gen-trace: %s: %s\n", path, strerror(errno));
+		return HX_EXIT_USAGE;
+	}
+	rc = hx_trace_generate(&g, out, &rows, &err);
+	if (out != stdout && fclose(out) != 0 && rc == 0)
+		rc = scn_error_set(&err, SCN_ERR_CONFIG, -EIO, "%s: write error", path);
+	if (rc)
+		return hx_report_error(&err);
+	if (out != stdout)
+		fprintf(stderr, "gen-trace: %s: %llu records, %u flows, %.0f s\n", path,
+			(unsigned long long)rows, g.flows, g.duration_s);
+	return HX_EXIT_OK;
+}
+
+struct replay_args {
+	const char *model, *rnic, *trace, *testbed;
+	struct hx_replay_opts ro;
+	struct hx_measure_opts mo;
+};
+
+static int replay_opts(int argc, char **argv, struct replay_args *a)
+{
+	static const struct option lo[] = {
+		{ "model", 1, NULL, 'M' }, { "rnic", 1, NULL, 'R' }, { "trace", 1, NULL, 't' },
+		{ "testbed", 1, NULL, 'T' }, { "masks", 1, NULL, 'm' }, { "hyper", 1, NULL, 'h' },
+		{ "admission", 1, NULL, 'a' }, { "idle-timeout", 1, NULL, 'i' },
+		{ "seed", 1, NULL, 's' }, { "verb", 1, NULL, 'v' }, { NULL, 0, NULL, 0 } };
+	const char *cmd = "replay";
+	double v = 0;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		rc = 0;
+		if (c == 'M')
+			a->model = optarg;
+		else if (c == 'R')
+			a->rnic = optarg;
+		else if (c == 't')
+			a->trace = optarg;
+		else if (c == 'T')
+			a->testbed = optarg;
+		else if (c == 'm' && !(rc = parse_num(cmd, "--masks", optarg, 1, 4096, &v)))
+			a->ro.masks = (uint32_t)v;
+		else if (c == 'h' && !(rc = parse_num(cmd, "--hyper", optarg, 0, 1 << 20, &v)))
+			a->ro.opt.hyper_capacity = (uint32_t)v;
+		else if (c == 'a' && !(rc = parse_num(cmd, "--admission", optarg, 1, 1e12, &v)))
+			a->ro.opt.admission_hits = (uint64_t)v;
+		else if (c == 'i' && !(rc = parse_num(cmd, "--idle-timeout", optarg, 1, 86400, &v)))
+			a->ro.idle_timeout_s = (uint32_t)v;
+		else if (c == 's' && !(rc = parse_num(cmd, "--seed", optarg, 0, 1e18, &v))) {
+			a->ro.seed = (uint64_t)v;
+			a->mo.seed = (uint64_t)v;
+		} else if (c == 'v' && topo_verb_parse(optarg, &a->mo.verb) < 0)
+			return hx_usage_error(cmd, "--verb: expected send, write or read");
+		else if (c == 'v')
+			snprintf(a->ro.opt.verb, sizeof(a->ro.opt.verb), "%s", optarg);
+		else if (c == '?')
+			return HX_EXIT_USAGE;
+		if (rc)
+			return rc;
+	}
+	if (!a->trace || optind < argc)
+		return hx_usage_error(cmd, "%s", !a->trace ? "--trace FILE is required"
+							   : "unexpected argument");
+	return 0;
+}
+
+static void print_policies(const struct hx_replay_summary *s)
+{
+	printf("%-10s %10s %6s %11s %10s %16s\n", "policy", "probes/pkt", "p99", "updates/s",
+	       "front hit", "CPU/tick (max)");
+	for (int p = 0; p < HX_POL_COUNT; p++) {
+		const struct hx_policy_stats *q = &s->pol[p];
+
+		printf("%-10s %10.2f %6.0f %11.1f %9.1f%% %7.3f ms (%.3f)\n",
+		       hx_policy_name((enum hx_policy)p), q->mean_probes, q->p99_probes,
+		       q->updates_per_s, 100 * q->front_hit_rate, 1e3 * q->cpu_tick_mean_s,
+		       1e3 * q->cpu_tick_max_s);
+	}
+	printf("optimiser: tick CPU %.3f%% of one core at 1 s ticks (all agent calls: %.3f%%); "
+	       "memory %.0f bytes per rule (%llu bytes, %u rules)\n",
+	       100 * s->pol[HX_POL_OPT].cpu_tick_mean_s, 100 * s->opt_agent_cpu_s,
+	       s->opt_rules ? (double)s->opt_bytes / s->opt_rules : 0.0,
+	       (unsigned long long)s->opt_bytes, s->opt_rules);
+}
+
+static void print_testbed(const struct hx_measure_result *m)
+{
+	const struct hx_policy_sample *st = &m->pol[HX_POL_STATIC];
+
+	printf("\ntestbed %s: %u flows ranked by the last window's packets, %u masks on the "
+	       "server's receive path, popularity %s%.2f (fitted)\n", m->rnic_model, m->flows,
+	       m->masks, m->zipf_s > 0 ? "zipf:" : "uniform ", m->zipf_s);
+	printf("%-10s %-8s %9s %8s %9s %8s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
+	       "vs stat", "lat us", "vs stat", "p99 us", "rules", "groups");
+	for (int p = 0; p < HX_POL_COUNT; p++) {
+		const struct hx_policy_sample *q = &m->pol[p];
+
+		printf("%-10s %-8s %9.2f %+7.1f%% %9.3f %+7.1f%% %9.3f %7u/%u\n",
+		       hx_policy_name((enum hx_policy)p), tb_status_name(q->bw.status),
+		       q->bw.bw_gbps, 100 * (q->bw.bw_gbps / st->bw.bw_gbps - 1),
+		       q->lat.lat_median_us, 100 * (q->lat.lat_median_us / st->lat.lat_median_us - 1),
+		       q->lat.lat_p99_us, q->server_rules, q->server_groups);
+	}
+}
+
+int hx_cmd_replay(int argc, char **argv)
+{
+	struct replay_args a = { 0 };
+	struct opt_model *model = NULL;
+	struct hx_trace *tr = NULL;
+	struct hx_replay *r = NULL;
+	struct hx_measure_result m;
+	struct scn_error err;
+	char msg[512];
+	int rc;
+
+	hx_replay_opts_default(&a.ro);
+	hx_measure_opts_default(&a.mo);
+	if ((rc = replay_opts(argc, argv, &a)) != 0)
+		return rc;
+	if (a.model && opt_model_load(a.model, a.rnic, &model, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "scalacn replay: %s: %s\n", a.model, msg);
+		return HX_EXIT_USAGE;
+	}
+	a.ro.model = model;
+	a.ro.opt.always_optimise = model == NULL;
+	scn_error_clear(&err);
+	rc = hx_trace_read(a.trace, &tr, &err);
+	if (rc == 0)
+		rc = hx_replay_run(tr, &a.ro, &r, &err);
+	if (rc == 0) {
+		const struct hx_replay_summary *s = hx_replay_summary(r);
+
+		printf("replay %s: %llu records, %u s, %u flows (%u with rules at the end), %u "
+		       "masks, %llu packets\n", a.trace, (unsigned long long)s->records,
+		       s->seconds, s->flows_seen, s->flows_final, s->masks_seen,
+		       (unsigned long long)s->packets);
+		printf("model: %s\n", a.model ? a.model : "none (the optimiser plans every tick)");
+		print_policies(s);
+	}
+	if (rc == 0 && a.testbed) {
+		rc = hx_replay_measure(hx_replay_layout(r), a.testbed, &a.mo, &m, &err);
+		if (rc == 0)
+			print_testbed(&m);
+	}
+	hx_replay_free(r);
+	hx_trace_free(tr);
+	opt_model_free(model);
+	return rc ? hx_report_error(&err) : HX_EXIT_OK;
+}

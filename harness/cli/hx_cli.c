@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_cli: shared CLI helpers: mapping error classes to exit codes, printing errors, parsing
+ * row ids and opening the results store the way the store-reading commands do.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness/cli/hx_cli.h"
+#include "results/res.h"
+
+int hx_exit_for(const struct scn_error *e)
+{
+	switch (e->cls) {
+	case SCN_ERR_CONFIG:
+	case SCN_ERR_USAGE:
+		return HX_EXIT_USAGE;
+	case SCN_ERR_DEVICE:
+	case SCN_ERR_TIMEOUT:
+	case SCN_ERR_TRANSIENT:
+		return HX_EXIT_TESTBED;
+	default:
+		return HX_EXIT_USAGE;
+	}
+}
+
+int hx_report_error(const struct scn_error *e)
+{
+	char buf[1024];
+
+	fprintf(stderr, "scalacn: %s\n", scn_error_format(e, buf, sizeof(buf)));
+	return hx_exit_for(e);
+}
+
+int hx_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "scalacn %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'scalacn help %s')\n", cmd);
+	return HX_EXIT_USAGE;
+}
+
+int hx_bad_option(const char *cmd, char **argv)
+{
+	return hx_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+}
+
+int hx_no_operands(const char *cmd, int argc, char **argv)
+{
+	if (optind != argc)
+		return hx_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int hx_parse_id(const char *cmd, const char *opt, const char *what, const char *arg,
+		long long *out)
+{
+	char *end;
+
+	*out = strtoll(arg, &end, 10);
+	if (*end || *out < 1)
+		return hx_usage_error(cmd, "%s takes a %s id, not '%s'", opt, what, arg);
+	return 0;
+}
+
+int hx_open_store(const char *path, struct res_db **db)
+{
+	struct scn_error err;
+	int rc = res_open(path, false, db, &err);
+
+	if (rc == -ENOENT) {
+		fprintf(stderr, "scalacn: no results database at %s (run a campaign first, or give --db)\n",
+			path);
+		return HX_EXIT_USAGE;
+	}
+	return rc < 0 ? hx_report_error(&err) : 0;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_outcome_print: the campaign outcome for people (text) and for programs (JSON).
+ * The JSON's result part holds only what the store can reproduce, so an interrupted-and-
+ * resumed campaign prints exactly the same result as an uninterrupted one; what the run
+ * spent goes under "accounting".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness/campaign/hx_campaign.h"
+#include "harness/cli/hx_report.h"
+#include "harness/plan/hx_plan.h"
+
+static const char *metric_name(enum gen_metric m)
+{
+	return m == GEN_METRIC_LAT ? "lat" : "bw";
+}
+
+static const char *metric_unit(enum gen_metric m)
+{
+	return m == GEN_METRIC_LAT ? "us" : "Gb/s";
+}
+
+static void print_baselines(const struct hx_outcome *o, FILE *out)
+{
+	fprintf(out, "Baseline (neutral point):\n");
+	for (unsigned i = 0; i < o->n_baselines; i++) {
+		const struct hx_baseline *b = &o->baselines[i];
+
+		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats)\n", topo_verb_name(b->verb),
+			metric_name(b->metric), b->r.s.mean, metric_unit(b->metric), b->r.s.ci95,
+			b->r.s.n);
+	}
+}
+
+static void print_enum(const struct hx_outcome *o, FILE *out)
+{
+	const struct topo_enum_stats *e = &o->enum_stats;
+
+	fprintf(out, "Architecture models: brute force 10^%.2f, valid %llu, pruned:",
+		e->log10_bruteforce, (unsigned long long)e->valid);
+	for (int r = 1; r < TOPO_R_COUNT; r++)
+		if (e->pruned[r] > 0)
+			fprintf(out, " %s %.4g", topo_reason_name((enum topo_reason)r), e->pruned[r]);
+	fprintf(out, "\n");
+}
+
+static void print_wall(const struct hx_wall *w, FILE *out)
+{
+	char lv[32], good[32], max[32], change[16];
+
+	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
+		metric_name(w->metric));
+	if (!w->found) {
+		fprintf(out, "no wall up to %s%s%s\n",
+			hx_level_text(w->dim, w->max_tried, max, sizeof(max)), w->note[0] ? "; " : "",
+			w->note);
+		return;
+	}
+	if (isfinite(w->effect))
+		snprintf(change, sizeof(change), "%+8.1f%%", 100.0 * w->effect);
+	else
+		snprintf(change, sizeof(change), "%9s", "failed");
+	fprintf(out, "%9s %9s %9s %8.2g  %-4s %-11s%s\n",
+		hx_level_text(w->dim, w->level, lv, sizeof(lv)),
+		hx_level_text(w->dim, w->last_good, good, sizeof(good)), change, w->p_value,
+		w->class_, w->kind, w->in_range ? "  << inside qualified range" : "");
+}
+
+static void print_walls(const struct hx_outcome *o, FILE *out)
+{
+	fprintf(out, "Walls (first symptomatic level after bisection):\n");
+	fprintf(out, "  %-20s %-5s %-3s %9s %9s %9s %8s  %-4s %s\n", "dimension", "verb", "m",
+		"wall at", "last good", "change", "p", "class", "symptom");
+	for (unsigned i = 0; i < o->n_walls; i++)
+		print_wall(&o->walls[i], out);
+}
+
+static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+{
+	if (!p->n_criteria)
+		return;
+	fprintf(out, "Criteria:\n");
+	for (unsigned i = 0; i < p->n_criteria; i++) {
+		const struct hx_criterion_result *c = &o->criteria[i];
+
+		if (!c->measured) {
+			fprintf(out, "  FAIL  %s: not measured (%s)\n", p->criteria[i].name,
+				c->status[0] ? c->status : "campaign stopped before");
+			continue;
+		}
+		if (!isfinite(c->ratio)) {
+			fprintf(out, "  FAIL  %s: no value, every trial failed (%s)\n",
+				p->criteria[i].name, c->status);
+			continue;
+		}
+		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)\n",
+			c->pass ? "PASS" : "FAIL", p->criteria[i].name, c->ratio, c->value,
+			c->baseline, metric_unit(p->criteria[i].metric), c->status);
+	}
+}
+
+void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+{
+	unsigned failed = 0, in_range = 0, found = 0;
+
+	print_baselines(o, out);
+	print_enum(o, out);
+	print_walls(o, out);
+	print_criteria(p, o, out);
+	hx_analysis_print(o->analysis, out);
+	for (unsigned i = 0; i < p->n_criteria; i++)
+		failed += !o->criteria[i].pass;
+	for (unsigned i = 0; i < o->n_walls; i++) {
+		found += o->walls[i].found;
+		in_range += o->walls[i].in_range;
+	}
+	fprintf(out, "Trials: %lu (%lu measured now, %lu from the store), %.3f testbed-hours\n",
+		o->trials, o->measured, o->cached, o->cost_s / 3600.0);
+	if (o->budget_exhausted)
+		fprintf(out, "Budget of %.2f testbed-hours exhausted: the campaign is incomplete.\n",
+			p->budget_hours);
+	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u causes, "
+		"%u of %u criteria failed)\n",
+		failed || in_range || o->budget_exhausted ? "NOT QUALIFIED" : "QUALIFIED", found,
+		in_range, o->analysis->n_causes, failed, p->n_criteria);
+	if (!failed && !in_range && !o->budget_exhausted && o->analysis->n_causes)
+		fprintf(out, "Note: qualification follows the plan's criteria and their ranges; the "
+			"causes above lie outside them (add criteria on their dimensions to qualify "
+			"against them).\n");
+}
+
+/* JSON has no NaN: a number that could not be measured is null. */
+static struct json_object *num_or_null(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *wall_json(const struct hx_wall *w)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "dimension", json_object_new_string(w->dim->name));
+	json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(w->verb)));
+	json_object_object_add(j, "metric", json_object_new_string(metric_name(w->metric)));
+	json_object_object_add(j, "found", json_object_new_boolean(w->found));
+	json_object_object_add(j, "level", json_object_new_double(w->level));
+	json_object_object_add(j, "last_good", json_object_new_double(w->last_good));
+	json_object_object_add(j, "max_tried", json_object_new_double(w->max_tried));
+	/* null: every trial at the wall failed, so there is no effect size */
+	json_object_object_add(j, "effect", num_or_null(w->effect));
+	json_object_object_add(j, "p_value", num_or_null(w->p_value));
+	json_object_object_add(j, "symptom", json_object_new_string(w->kind));
+	json_object_object_add(j, "class", json_object_new_string(w->class_));
+	json_object_object_add(j, "in_qualified_range", json_object_new_boolean(w->in_range));
+	if (w->note[0])
+		json_object_object_add(j, "note", json_object_new_string(w->note));
+	return j;
+}
+
+static struct json_object *baselines_json(const struct hx_outcome *o)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < o->n_baselines; i++) {
+		const struct hx_baseline *b = &o->baselines[i];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(b->verb)));
+		json_object_object_add(j, "metric", json_object_new_string(metric_name(b->metric)));
+		json_object_object_add(j, "mean", num_or_null(b->r.s.mean));
+		json_object_object_add(j, "ci95", num_or_null(b->r.s.ci95));
+		json_object_object_add(j, "repeats", json_object_new_int((int)b->r.s.n));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+static struct json_object *criteria_json(const struct hx_plan *p, const struct hx_outcome *o)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < p->n_criteria; i++) {
+		const struct hx_criterion_result *c = &o->criteria[i];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "name", json_object_new_string(p->criteria[i].name));
+		json_object_object_add(j, "measured", json_object_new_boolean(c->measured));
+		json_object_object_add(j, "pass", json_object_new_boolean(c->pass));
+		json_object_object_add(j, "value", num_or_null(c->value));
+		json_object_object_add(j, "baseline", num_or_null(c->baseline));
+		json_object_object_add(j, "ratio", num_or_null(c->ratio));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+/* What the campaign spent. Not part of the result: a resumed campaign may have spent a little
+ * more (the killed trial, rules programmed again after the restart). */
+static struct json_object *accounting_json(const struct hx_outcome *o)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "campaign", json_object_new_int64(o->campaign));
+	json_object_object_add(j, "trials", json_object_new_int64((int64_t)o->trials));
+	json_object_object_add(j, "measured", json_object_new_int64((int64_t)o->measured));
+	json_object_object_add(j, "from_store", json_object_new_int64((int64_t)o->cached));
+	json_object_object_add(j, "testbed_hours", json_object_new_double(o->cost_s / 3600.0));
+	return j;
+}
+
+int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+{
+	struct json_object *root = json_object_new_object(), *walls = json_object_new_array();
+
+	json_object_object_add(root, "plan", json_object_new_string(p->name));
+	json_object_object_add(root, "baselines", baselines_json(o));
+	json_object_object_add(root, "models_valid",
+			       json_object_new_int64((int64_t)o->enum_stats.valid));
+	json_object_object_add(root, "models_log10_bruteforce",
+			       json_object_new_double(o->enum_stats.log10_bruteforce));
+	for (unsigned i = 0; i < o->n_walls; i++)
+		json_object_array_add(walls, wall_json(&o->walls[i]));
+	json_object_object_add(root, "walls", walls);
+	json_object_object_add(root, "criteria", criteria_json(p, o));
+	json_object_object_add(root, "causes", hx_analysis_json(o->analysis));
+	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
+	json_object_object_add(root, "accounting", accounting_json(o));
+	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	return 0;
+}

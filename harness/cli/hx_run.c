@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_campaign: the `scalacn run` state machine: load, open, (re)start the campaign row,
+ * phases (baseline, enumeration, walls, criteria), record symptoms, report, exit code.
+ * SIGINT/SIGTERM stop between trials: what was measured is already committed, and the
+ * message says how to resume.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness/campaign/hx_campaign.h"
+#include "harness/cli/hx_cli.h"
+#include "harness/cli/hx_progress.h"
+#include "harness/cli/hx_report.h"
+#include "harness/plan/hx_plan.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static double unix_now(void)
+{
+	return (double)time(NULL);
+}
+
+struct campaign_env {
+	struct hx_plan *plan;
+	struct tb *tb;
+	struct res_db *db;
+	struct hx_runner runner;
+	struct hx_progress progress;
+	struct hx_observer observer;  /* the progress line, as the runner sees it */
+	struct hx_outcome outcome;
+	struct hx_analysis analysis;  /* the causes: outcome.analysis points here */
+	const char *testbed_path;
+};
+
+static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
+			 struct scn_error *err)
+{
+	struct res_campaign c;
+	int rc;
+
+	if (o->resume) {
+		rc = res_campaign_find(e->db, e->plan->hash, e->runner.desc.identity, &c, err);
+		if (rc == -ENOENT)
+			return scn_error_set(err, SCN_ERR_USAGE, -ENOENT,
+					     "nothing to resume: %s holds no campaign of plan %s on testbed %s",
+					     o->db_path, e->plan->name, e->runner.desc.identity);
+		if (rc < 0)
+			return rc;
+		e->runner.campaign = c.id;
+		return res_campaign_set_status(e->db, c.id, RES_RUNNING, "", err);
+	}
+	memset(&c, 0, sizeof(c));
+	hx_provenance_record(&c, o->plan_path, e->testbed_path);
+	snprintf(c.plan_hash, sizeof(c.plan_hash), "%s", e->plan->hash);
+	snprintf(c.testbed_identity, sizeof(c.testbed_identity), "%s", e->runner.desc.identity);
+	snprintf(c.rnic_model, sizeof(c.rnic_model), "%s", e->runner.desc.rnic_model);
+	snprintf(c.firmware, sizeof(c.firmware), "%s", e->runner.desc.firmware);
+	snprintf(c.tool_version, sizeof(c.tool_version), "%s", SCALACN_VERSION);
+	c.seed = e->plan->seed;
+	c.status = RES_RUNNING;
+	c.started = unix_now();
+	rc = res_campaign_insert(e->db, &c, err);
+	e->runner.campaign = c.id;
+	return rc;
+}
+
+static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
+{
+	int rc = hx_plan_load(o->plan_path, &e->plan, err);
+
+	if (rc < 0)
+		return rc;
+	e->testbed_path = o->testbed_path ? o->testbed_path : e->plan->testbed;
+	if (!e->testbed_path || !e->testbed_path[0])
+		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
+				     "%s names no testbed: give --testbed FILE or set 'testbed:' in the plan",
+				     o->plan_path);
+	if (o->dry_run) {
+		struct tb_open_opts oo = { .dry_run = true, .dry_run_out = stdout };
+
+		rc = tb_open_opts(e->testbed_path, &oo, &e->tb, err);
+	} else {
+		rc = tb_open(e->testbed_path, &e->tb, err);
+	}
+	if (rc < 0)
+		return rc;
+	rc = tb_describe(e->tb, &e->runner.desc, err);
+	if (rc < 0)
+		return rc;
+	e->runner.tb = e->tb;
+	e->runner.seed = e->plan->seed;
+	e->runner.repeats = e->plan->repeats;
+	e->runner.stop = &stop_requested;
+	e->runner.dry_run = o->dry_run;
+	if (o->dry_run)
+		return 0;
+	rc = res_open(o->db_path, true, &e->db, err);
+	if (rc < 0)
+		return rc;
+	e->runner.db = e->db;
+	e->runner.budget_s = e->plan->budget_hours * 3600.0;
+	return open_campaign(e, o, err);
+}
+
+static int run_phases(struct campaign_env *e, struct scn_error *err)
+{
+	struct hx_outcome *out = &e->outcome;
+	int rc;
+
+	rc = topo_enumerate(&e->plan->space, NULL, NULL, &out->enum_stats, err);
+	if (rc < 0)
+		return rc;
+	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
+	if (rc == 0)
+		rc = hx_phase_walls(&e->runner, e->plan, out, err);
+	if (rc == 0)
+		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
+	if (rc == 0)
+		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
+	return rc;
+}
+
+/* Walls found become symptoms in the store (replacing an earlier analysis). */
+static int store_symptoms(struct campaign_env *e, struct scn_error *err)
+{
+	const struct hx_outcome *out = &e->outcome;
+	int rc = res_analysis_clear(e->db, e->runner.campaign, err);
+
+	for (unsigned i = 0; rc == 0 && i < out->n_walls; i++) {
+		const struct hx_wall *w = &out->walls[i];
+		struct res_symptom s;
+		struct gen_levels l;
+		char key[33], json[4096];
+
+		if (!w->found)
+			continue;
+		hx_levels_base(e->plan, w->verb, w->metric, &l);
+		gen_levels_set(&l, w->dim, w->level, NULL);
+		hx_point_key(&l, key);
+		hx_wall_symptom(w, e->runner.campaign, &s);
+		rc = res_point_upsert(e->db, s.campaign, key, hx_point_json(&l, json, sizeof(json)),
+				      "default", "wall", &s.point, err);
+		if (rc == 0)
+			rc = res_symptom_put(e->db, &s, err);
+	}
+	return rc;
+}
+
+static int finish_dry_run(struct campaign_env *e)
+{
+	printf("# dry run: %lu trials printed above; nothing was measured or stored.\n"
+	       "# Bisection and criteria that depend on measured numbers are not shown.\n",
+	       e->runner.measured);
+	return HX_EXIT_OK;
+}
+
+static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
+{
+	if (o->dry_run)
+		return finish_dry_run(e);
+	struct hx_outcome *out = &e->outcome;
+	char summary[256];
+	int code = hx_outcome_exit(e->plan, out);
+	int rc = store_symptoms(e, err);
+
+	if (rc == 0)
+		rc = hx_analysis_store(e->db, e->runner.campaign, out->analysis, err);
+	if (rc < 0)
+		return rc;
+	snprintf(summary, sizeof(summary), "%s: %lu trials, %.3f testbed-hours",
+		 code ? "not qualified" : "qualified", out->trials, out->cost_s / 3600.0);
+	rc = res_campaign_set_status(e->db, e->runner.campaign, RES_DONE, summary, err);
+	if (rc < 0)
+		return rc;
+	if (o->json)
+		hx_outcome_json(e->plan, out, stdout);
+	else
+		hx_outcome_print(e->plan, out, stdout);
+	if (o->junit_path) {
+		rc = hx_outcome_junit(e->plan, out, o->junit_path, err);
+		if (rc < 0)
+			return rc;
+	}
+	return code;
+}
+
+static void close_all(struct campaign_env *e)
+{
+	hx_runner_release(&e->runner);
+	res_close(e->db);
+	tb_close(e->tb);
+	hx_plan_free(e->plan);
+}
+
+static int interrupted(struct campaign_env *e, const struct hx_run_opts *o)
+{
+	struct scn_error err;
+
+	res_campaign_set_status(e->db, e->runner.campaign, RES_INTERRUPTED, "interrupted", &err);
+	fprintf(stderr,
+		"scalacn: interrupted after %lu trials (all committed to %s).\n"
+		"scalacn: resume with: scalacn run %s%s%s --db %s --resume\n",
+		e->runner.measured + e->runner.cached, o->db_path, o->plan_path,
+		o->testbed_path ? " --testbed " : "", o->testbed_path ? o->testbed_path : "",
+		o->db_path);
+	return HX_EXIT_INTERRUPTED;
+}
+
+int hx_campaign_run(const struct hx_run_opts *o)
+{
+	struct campaign_env e;
+	struct scn_error err;
+	int rc, code;
+
+	memset(&e, 0, sizeof(e));
+	e.outcome.analysis = &e.analysis;
+	scn_error_clear(&err);
+	hx_runner_init(&e.runner);
+	stop_requested = 0;
+	install_signals();
+	rc = open_all(&e, o, &err);
+	if (rc == 0) {
+		hx_progress_init(&e.progress, stderr, o->quiet, e.runner.budget_s);
+		hx_progress_observer(&e.progress, &e.observer);
+		e.runner.observer = &e.observer;
+		e.outcome.campaign = e.runner.campaign;
+		hx_progress_note(&e.progress, "campaign %lld: plan %s on %s (%s, firmware %s), db %s",
+				 (long long)e.runner.campaign, e.plan->name, e.testbed_path,
+				 e.runner.desc.rnic_model, e.runner.desc.firmware,
+				 o->dry_run ? "none (dry run)" : o->db_path);
+		rc = run_phases(&e, &err);
+		hx_progress_end(&e.progress);
+		e.outcome.trials = e.runner.measured + e.runner.cached;
+		e.outcome.measured = e.runner.measured;
+		e.outcome.cached = e.runner.cached;
+		e.outcome.cost_s = e.runner.cost_s;
+	}
+	if (rc == -EINTR) {
+		code = interrupted(&e, o);
+	} else if (rc == 0 || rc == -EDQUOT) {
+		e.outcome.budget_exhausted = rc == -EDQUOT;
+		code = finish(&e, o, &err);
+		if (code < 0)
+			code = hx_report_error(&err);
+	} else {
+		if (e.db && e.runner.campaign)
+			res_campaign_set_status(e.db, e.runner.campaign, RES_FAILED, err.message, NULL);
+		code = hx_report_error(&err);
+	}
+	close_all(&e);
+	return code;
+}

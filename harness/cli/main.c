@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main: the `scalacn` program's entry point: global options (--help, --version), the
+ * `help COMMAND` command, and dispatch to the command table in hx_commands.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cli/hx_cli.h"
+
+static void print_overview(FILE *out)
+{
+	fprintf(out,
+		"usage: scalacn [--help] [--version] COMMAND [ARGS]\n"
+		"\n"
+		"scalacn finds the scalability walls of RDMA NICs in offloaded container networks,\n"
+		"names their causes, and fits per-RNIC performance models.\n"
+		"\n"
+		"Commands:\n");
+	for (const struct hx_command *c = hx_commands; c->name; c++)
+		fprintf(out, "  %-13s %s\n", c->name, c->summary);
+	fprintf(out, "\nRun 'scalacn help COMMAND' for a command's options.\n"
+		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall in range),\n"
+		     "2 usage or configuration error, 3 testbed error, 130 interrupted.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct hx_command *c;
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return HX_EXIT_OK;
+	}
+	if (argc > 2)
+		return hx_usage_error("help", "expected one command name, got %d", argc - 1);
+	c = hx_command_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "scalacn: unknown command '%s' (see 'scalacn --help')\n", argv[1]);
+		return HX_EXIT_USAGE;
+	}
+	fputs(c->usage, stdout);
+	return HX_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct hx_command *c;
+
+	if (argc < 2) {
+		print_overview(stderr);
+		return HX_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_overview(stdout);
+		return HX_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("scalacn %s\n", SCALACN_VERSION);
+		return HX_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "scalacn: unknown option '%s' (see 'scalacn --help')\n", argv[1]);
+		return HX_EXIT_USAGE;
+	}
+	c = hx_command_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "scalacn: unknown command '%s' (see 'scalacn --help')\n", argv[1]);
+		return HX_EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}

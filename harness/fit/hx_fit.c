@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_fit: collect the data of per-RNIC models from the store (the rules are in hx_fit.h:
+ * x = client masks, y = server masks, only ok trials, only the most common setting of the
+ * other dimensions and firmware).
+ *
+ * Assumes points' levels_json are JSON objects as the harness writes them (hx_point_json);
+ * a trial whose levels are not an object, or whose campaign has no rnic_model, cannot be
+ * attributed to a model and is ignored.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness/fit/hx_fit.h"
+
+static const char *const mask_keys[2][2] = {
+	{ "client.encap_masks", "client.decap_masks" },
+	{ "server.encap_masks", "server.decap_masks" },
+};
+
+struct camp {
+	int64_t id;
+	char rnic[64], firmware[64];
+};
+
+/* One usable trial. sig = firmware "\x1f" sorted JSON of the other dimensions (owned). */
+struct rec {
+	size_t group, idx;
+	char *sig;
+	double x, y, v;
+	int64_t campaign;
+};
+
+struct grp {
+	char rnic[64], verb[8], metric[8];
+	size_t n_ok, n_not_ok;
+};
+
+struct collect {
+	const char *rnic, *verb, *metric;
+	const char *const *where;  /* "dimension=level" filters, NULL-terminated (or NULL) */
+	struct camp *camps;
+	size_t n_camps, cap_camps;
+	struct rec *recs;
+	size_t n_recs, cap_recs;
+	struct grp *grps;
+	size_t n_grps, cap_grps;
+	int err;                /* -ENOMEM seen inside a callback */
+};
+
+struct hx_fit_set {
+	struct hx_fit_data *d;
+	size_t n;
+};
+
+/* Grow *P (element size SZ) so that index N fits. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	void *np;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	np = realloc(*p, nc * sz);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+static int on_campaign(const struct res_campaign *c, void *vctx)
+{
+	struct collect *k = vctx;
+	struct camp *cp;
+
+	if (grow((void **)&k->camps, &k->cap_camps, k->n_camps, sizeof(*k->camps)))
+		return -ENOMEM;
+	cp = &k->camps[k->n_camps++];
+	cp->id = c->id;
+	snprintf(cp->rnic, sizeof(cp->rnic), "%s", c->rnic_model);
+	snprintf(cp->firmware, sizeof(cp->firmware), "%s", c->firmware);
+	return 0;
+}
+
+static const struct camp *find_camp(const struct collect *k, int64_t id)
+{
+	for (size_t i = 0; i < k->n_camps; i++)
+		if (k->camps[i].id == id)
+			return &k->camps[i];
+	return NULL;
+}
+
+static struct grp *find_grp(struct collect *k, const char *rnic, const char *verb,
+			    const char *metric)
+{
+	struct grp *g;
+
+	for (size_t i = 0; i < k->n_grps; i++) {
+		g = &k->grps[i];
+		if (!strcmp(g->rnic, rnic) && !strcmp(g->verb, verb) && !strcmp(g->metric, metric))
+			return g;
+	}
+	if (grow((void **)&k->grps, &k->cap_grps, k->n_grps, sizeof(*k->grps)))
+		return NULL;
+	g = &k->grps[k->n_grps++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->rnic, sizeof(g->rnic), "%s", rnic);
+	snprintf(g->verb, sizeof(g->verb), "%s", verb);
+	snprintf(g->metric, sizeof(g->metric), "%s", metric);
+	return g;
+}
+
+static bool excluded_key(const char *key)
+{
+	for (int h = 0; h < 2; h++)
+		for (int d = 0; d < 2; d++)
+			if (!strcmp(key, mask_keys[h][d]))
+				return true;
+	return !strcmp(key, "verb") || !strcmp(key, "metric");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* FIRMWARE "\x1f" {other dimensions, keys sorted}; NULL on no memory. */
+static char *signature(struct json_object *levels, const char *firmware)
+{
+	const char *keys[128];
+	size_t nk = 0;
+	struct json_object *o = json_object_new_object();
+	const char *txt;
+	char *sig = NULL;
+
+	if (!o)
+		return NULL;
+	json_object_object_foreach(levels, key, val) {
+		(void)val;
+		if (!excluded_key(key) && nk < sizeof(keys) / sizeof(keys[0]))
+			keys[nk++] = key;
+	}
+	qsort(keys, nk, sizeof(keys[0]), cmp_str);
+	for (size_t i = 0; i < nk; i++)
+		json_object_object_add(o, keys[i],
+				       json_object_get(json_object_object_get(levels, keys[i])));
+	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (txt && asprintf(&sig, "%s\x1f%s", firmware, txt) < 0)
+		sig = NULL;
+	json_object_put(o);
+	return sig;
+}
+
+static double level_of(struct json_object *levels, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(levels, key, &v) || !v)
+		return 0.0;
+	return json_object_get_double(v);
+}
+
+static const char *text_of(struct json_object *levels, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(levels, key, &v) || !json_object_is_type(v, json_type_string))
+		return "";
+	return json_object_get_string(v);
+}
+
+static int add_rec(struct collect *k, size_t group, struct json_object *lv,
+		   const struct camp *cp, double v)
+{
+	struct rec *r;
+	char *sig = signature(lv, cp->firmware);
+
+	if (!sig || grow((void **)&k->recs, &k->cap_recs, k->n_recs, sizeof(*k->recs))) {
+		free(sig);
+		return -ENOMEM;
+	}
+	r = &k->recs[k->n_recs];
+	r->group = group;
+	r->idx = k->n_recs++;
+	r->sig = sig;
+	r->x = level_of(lv, mask_keys[0][0]) + level_of(lv, mask_keys[0][1]);
+	r->y = level_of(lv, mask_keys[1][0]) + level_of(lv, mask_keys[1][1]);
+	r->v = v;
+	r->campaign = cp->id;
+	return 0;
+}
+
+/* Does LEVELS satisfy every "dimension=level" of WHERE? Numbers compare as numbers
+ * (8K = 8192), categorical levels by name. */
+static bool matches_where(struct json_object *levels, const char *const *where)
+{
+	for (; where && *where; where++) {
+		const char *eq = strchr(*where, '=');
+		struct json_object *v = NULL;
+		char key[96];
+
+		if (!eq || (size_t)(eq - *where) >= sizeof(key))
+			return false;
+		memcpy(key, *where, (size_t)(eq - *where));
+		key[eq - *where] = '\0';
+		if (!json_object_object_get_ex(levels, key, &v) || !v)
+			return false;
+		if (json_object_is_type(v, json_type_string)) {
+			if (strcmp(json_object_get_string(v), eq + 1))
+				return false;
+		} else if (json_object_get_double(v) != hx_level_number(eq + 1)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int on_trial(const struct res_trial *t, const char *levels_json, void *vctx)
+{
+	struct collect *k = vctx;
+	const struct camp *cp = find_camp(k, t->campaign);
+	struct json_object *lv;
+	const char *verb, *metric;
+	struct grp *g;
+	double v;
+	int rc = 0;
+
+	if (!cp || !cp->rnic[0] || !levels_json)
+		return 0;
+	lv = json_tokener_parse(levels_json);
+	if (!lv || !json_object_is_type(lv, json_type_object))
+		goto out;
+	verb = t->verb[0] ? t->verb : text_of(lv, "verb");
+	metric = t->metric[0] ? t->metric : text_of(lv, "metric");
+	if ((strcmp(metric, "bw") && strcmp(metric, "lat")) || !verb[0] ||
+	    (k->rnic && strcmp(k->rnic, cp->rnic)) || (k->verb && strcmp(k->verb, verb)) ||
+	    (k->metric && strcmp(k->metric, metric)) || !matches_where(lv, k->where))
+		goto out;
+	g = find_grp(k, cp->rnic, verb, metric);
+	if (!g) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	v = !strcmp(metric, "bw") ? t->sample.bw_gbps : t->sample.lat_median_us;
+	if (strcmp(t->sample.status, "ok") || !isfinite(v)) {
+		g->n_not_ok++;
+		goto out;
+	}
+	g->n_ok++;
+	rc = add_rec(k, (size_t)(g - k->grps), lv, cp, v);
+out:
+	json_object_put(lv);
+	if (rc)
+		k->err = rc;
+	return rc;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *p = a, *q = b;
+	int c;
+
+	if (p->group != q->group)
+		return p->group < q->group ? -1 : 1;
+	c = strcmp(p->sig, q->sig);
+	if (c)
+		return c;
+	return p->idx < q->idx ? -1 : p->idx > q->idx;
+}
+
+static int cmp_xyv(const void *a, const void *b)
+{
+	const struct rec *p = a, *q = b;
+
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	if (p->y != q->y)
+		return p->y < q->y ? -1 : 1;
+	return p->v < q->v ? -1 : p->v > q->v;
+}
+
+/* Median of the values of r[0..n) (sorted by value). */
+static double median(const struct rec *r, size_t n)
+{
+	return n % 2 ? r[n / 2].v : 0.5 * (r[n / 2 - 1].v + r[n / 2].v);
+}
+
+double hx_level_number(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end != text && (*end == 'K' || *end == 'k'))
+		v *= 1024, end++;
+	else if (end != text && (*end == 'M' || *end == 'm'))
+		v *= 1048576, end++;
+	return end != text && !*end ? v : NAN;
+}
+
+/* Fill D from the N records R of the winning setting of group G (reordered here): one data
+ * point per distinct (x, y), the median of its trials. */
+static int fill_data(struct hx_fit_data *d, const struct grp *g, struct rec *r, size_t n)
+{
+	const char *sep = strchr(r[0].sig, '\x1f');
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->rnic_model, sizeof(d->rnic_model), "%s", g->rnic);
+	snprintf(d->verb, sizeof(d->verb), "%s", g->verb);
+	snprintf(d->metric, sizeof(d->metric), "%s", g->metric);
+	snprintf(d->firmware, sizeof(d->firmware), "%.*s", (int)(sep - r[0].sig), r[0].sig);
+	snprintf(d->fixed_json, sizeof(d->fixed_json), "%s", sep + 1);
+	d->n_ok = g->n_ok;
+	d->n_trials = n;
+	d->n_other = g->n_ok - n;
+	d->n_not_ok = g->n_not_ok;
+	d->x = malloc(n * sizeof(*d->x));
+	d->y = malloc(n * sizeof(*d->y));
+	if (!d->x || !d->y)
+		return -ENOMEM;
+	qsort(r, n, sizeof(*r), cmp_xyv);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && r[j].x == r[i].x && r[j].y == r[i].y; j++)
+			if (r[j].campaign > d->campaign)
+				d->campaign = r[j].campaign;
+		d->x[d->n][0] = r[i].x;
+		d->x[d->n][1] = r[i].y;
+		d->y[d->n] = median(r + i, j - i);
+		d->n++;
+	}
+	return 0;
+}
+
+/* Records are sorted by (group, sig): pick the longest run of each group. */
+static int build_set(struct collect *k, struct hx_fit_set *s)
+{
+	size_t i = 0;
+
+	s->d = calloc(k->n_grps ? k->n_grps : 1, sizeof(*s->d));
+	if (!s->d)
+		return -ENOMEM;
+	while (i < k->n_recs) {
+		size_t g = k->recs[i].group, best = i, best_n = 0, j = i;
+
+		while (j < k->n_recs && k->recs[j].group == g) {
+			size_t run = j;
+
+			while (run < k->n_recs && k->recs[run].group == g &&
+			       !strcmp(k->recs[run].sig, k->recs[j].sig))
+				run++;
+			if (run - j > best_n) {
+				best = j;
+				best_n = run - j;
+			}
+			j = run;
+		}
+		if (fill_data(&s->d[s->n++], &k->grps[g], &k->recs[best], best_n))
+			return -ENOMEM;
+		i = j;
+	}
+	return 0;
+}
+
+static int cmp_data(const void *a, const void *b)
+{
+	const struct hx_fit_data *p = a, *q = b;
+	int c = strcmp(p->rnic_model, q->rnic_model);
+
+	if (!c)
+		c = strcmp(p->verb, q->verb);
+	return c ? c : strcmp(p->metric, q->metric);
+}
+
+static void collect_free(struct collect *k)
+{
+	for (size_t i = 0; i < k->n_recs; i++)
+		free(k->recs[i].sig);
+	free(k->recs);
+	free(k->camps);
+	free(k->grps);
+}
+
+int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const char *metric,
+		   struct hx_fit_set **out, struct scn_error *err)
+{
+	return hx_fit_collect_where(db, rnic, verb, metric, NULL, out, err);
+}
+
+int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
+			 const char *metric, const char *const *where, struct hx_fit_set **out,
+			 struct scn_error *err)
+{
+	struct collect k = { .rnic = rnic, .verb = verb, .metric = metric, .where = where };
+	struct hx_fit_set *s;
+	int rc;
+
+	if (!db || !out)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "hx_fit_collect: NULL");
+	*out = NULL;
+	rc = res_campaign_each(db, on_campaign, &k, err);
+	if (rc == 0)
+		rc = res_trial_each(db, 0, on_trial, &k, err);
+	if (rc == -ENOMEM || k.err == -ENOMEM) {
+		collect_free(&k);
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "collecting trials: out of memory");
+	}
+	if (rc < 0) {
+		collect_free(&k);
+		return rc;
+	}
+	if (k.n_recs)
+		qsort(k.recs, k.n_recs, sizeof(*k.recs), cmp_rec);
+	s = calloc(1, sizeof(*s));
+	rc = s ? build_set(&k, s) : -ENOMEM;
+	collect_free(&k);
+	if (rc) {
+		hx_fit_set_free(s);
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "collecting trials: out of memory");
+	}
+	if (s->n)
+		qsort(s->d, s->n, sizeof(*s->d), cmp_data);
+	*out = s;
+	return 0;
+}
+
+size_t hx_fit_set_count(const struct hx_fit_set *s)
+{
+	return s ? s->n : 0;
+}
+
+const struct hx_fit_data *hx_fit_set_at(const struct hx_fit_set *s, size_t i)
+{
+	return s && i < s->n ? &s->d[i] : NULL;
+}
+
+void hx_fit_set_free(struct hx_fit_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->d[i].x);
+		free(s->d[i].y);
+	}
+	free(s->d);
+	free(s);
+}

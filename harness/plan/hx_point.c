@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_point: canonical text, JSON and keys of points and trials (see hx_point.h).
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/plan/hx_plan.h"
+
+/* Append "NAME=VALUE;" (or "\"NAME\":VALUE," for JSON) at offset N; returns the new offset. */
+static size_t append_pair(char *buf, size_t len, size_t n, bool json, const char *name,
+			  const char *value)
+{
+	if (n >= len)
+		return n;
+	if (json)
+		return n + (size_t)snprintf(buf + n, len - n, "\"%s\":%s,", name, value);
+	return n + (size_t)snprintf(buf + n, len - n, "%s=%s;", name, value);
+}
+
+const char *hx_level_text(const struct gen_dimension *d, double level, char *buf, size_t len)
+{
+	if (d->kind == GEN_DIM_CATEGORICAL && d->names && level >= 0 && level < d->n_levels)
+		snprintf(buf, len, "%s", d->names[(unsigned)level]);
+	else
+		snprintf(buf, len, "%.10g", level);
+	return buf;
+}
+
+static const char *metric_name(const struct gen_levels *l)
+{
+	return l->metric == GEN_METRIC_LAT ? "lat" : "bw";
+}
+
+const char *hx_point_text(const struct gen_levels *l, char *buf, size_t len)
+{
+	size_t n = 0;
+	char v[64];
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < gen_dimension_count(); i++) {
+		const struct gen_dimension *d = gen_dimension_at(i);
+
+		snprintf(v, sizeof(v), "%.17g", gen_levels_get(l, d));
+		n = append_pair(buf, len, n, false, d->name, v);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "metric=%s", metric_name(l));
+	return buf;
+}
+
+const char *hx_point_json(const struct gen_levels *l, char *buf, size_t len)
+{
+	size_t n = 0;
+	char v[64], q[72];
+
+	n = (size_t)snprintf(buf, len, "{");
+	for (unsigned i = 0; i < gen_dimension_count(); i++) {
+		const struct gen_dimension *d = gen_dimension_at(i);
+
+		hx_level_text(d, gen_levels_get(l, d), v, sizeof(v));
+		if (d->kind == GEN_DIM_CATEGORICAL && d->names)
+			snprintf(q, sizeof(q), "\"%s\"", v);
+		else
+			snprintf(q, sizeof(q), "%s", v);
+		n = append_pair(buf, len, n, true, d->name, q);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "\"metric\":\"%s\"}", metric_name(l));
+	return buf;
+}
+
+static void key_of(const char *text, char out[33])
+{
+	size_t len = strlen(text);
+
+	snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, gen_hash64(text, len, 0x5ca1ab1eULL),
+		 gen_hash64(text, len, 0xc0ffee11ULL));
+}
+
+void hx_point_key(const struct gen_levels *l, char out[33])
+{
+	char text[4096];
+
+	key_of(hx_point_text(l, text, sizeof(text)), out);
+}
+
+void hx_trial_key(const struct gen_levels *l, int repeat, const char *testbed_identity,
+		  char out[33])
+{
+	char text[4096];
+	size_t n;
+
+	hx_point_text(l, text, sizeof(text));
+	n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, ";repeat=%d;testbed=%s", repeat, testbed_identity);
+	key_of(text, out);
+}

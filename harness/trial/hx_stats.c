@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_stats: means, standard deviations and Welch's t-test on top of GSL.
+ */
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "harness/trial/hx_stats.h"
+
+void hx_summarise(const double *x, size_t n, struct hx_summary *out)
+{
+	out->n = n;
+	out->mean = n ? gsl_stats_mean(x, 1, n) : NAN;
+	out->sd = n > 1 ? gsl_stats_sd_m(x, 1, n, out->mean) : 0.0;
+	out->ci95 = n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) * out->sd / sqrt((double)n)
+			  : 0.0;
+}
+
+double hx_welch_p(const struct hx_summary *a, const struct hx_summary *b)
+{
+	double va, vb, se2, t, df;
+
+	if (a->n == 0 || b->n == 0)
+		return 1.0;
+	va = a->n > 1 ? a->sd * a->sd / (double)a->n : 0.0;
+	vb = b->n > 1 ? b->sd * b->sd / (double)b->n : 0.0;
+	se2 = va + vb;
+	if (se2 <= 0.0)
+		return a->mean == b->mean ? 1.0 : 0.0;
+	t = fabs(a->mean - b->mean) / sqrt(se2);
+	df = se2 * se2;
+	df /= (a->n > 1 ? va * va / (double)(a->n - 1) : 0.0) +
+	      (b->n > 1 ? vb * vb / (double)(b->n - 1) : 0.0);
+	if (!isfinite(df) || df < 1.0)
+		df = 1.0;
+	return 2.0 * gsl_cdf_tdist_Q(t, df);
+}

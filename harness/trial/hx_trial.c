@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_trial: look up or measure one trial and commit it at once (see hx_trial.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "harness/plan/hx_plan.h"
+#include "harness/trial/hx_trial.h"
+
+void hx_runner_init(struct hx_runner *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void hx_runner_release(struct hx_runner *r)
+{
+	gen_rules_free(r->rules);
+	r->rules = NULL;
+	r->rules_key[0] = '\0';
+}
+
+void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned long planned_more)
+{
+	if (o && o->phase)
+		o->phase(o->ctx, phase, planned_more);
+}
+
+void hx_observe_trial(const struct hx_observer *o, double cost_s, bool cached)
+{
+	if (o && o->trial)
+		o->trial(o->ctx, cost_s, cached);
+}
+
+static double wall_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double hx_sample_value(const struct gen_levels *l, const struct res_sample *s)
+{
+	if (l->metric == GEN_METRIC_LAT)
+		return s->lat_median_us;
+	return s->bw_gbps;
+}
+
+/* Only these levels shape the rule sets; other dimensions reuse what is applied. */
+static void rules_key(const struct gen_levels *l, char out[33])
+{
+	struct gen_levels k;
+
+	gen_levels_neutral(&k);
+	memcpy(k.masks, l->masks, sizeof(k.masks));
+	k.flows = l->flows;
+	k.subnets = l->subnets;
+	k.encap_contexts = l->encap_contexts;
+	hx_point_key(&k, out);
+}
+
+/* Remove every offloaded rule (the neutral point offloads none), so that a NIC that fell
+ * back to software recovers before the next point: a measurement must not depend on the
+ * points measured before it (nor on whether the campaign was resumed in between). */
+static int reset_rules(struct hx_runner *r, struct scn_error *err)
+{
+	struct gen_levels none;
+	struct gen_rules *empty = NULL;
+	int rc;
+
+	gen_levels_neutral(&none);
+	rc = gen_rules_build(NULL, NULL, &none, r->seed, &empty, err);
+	if (rc == 0)
+		rc = tb_apply(r->tb, empty, err);
+	gen_rules_free(empty);
+	r->needs_reset = false;
+	return rc;
+}
+
+static int ensure_rules(struct hx_runner *r, const struct gen_levels *l, struct scn_error *err)
+{
+	char key[33];
+	struct gen_rules *rules = NULL;
+	int rc;
+
+	rules_key(l, key);
+	if (r->rules_key[0] && !strcmp(key, r->rules_key))
+		return 0;
+	rc = gen_rules_build(NULL, NULL, l, r->seed, &rules, err);
+	if (rc < 0)
+		return err && err->cls == SCN_ERR_CONFIG ? -EDOM : rc;
+	if (r->needs_reset)
+		rc = reset_rules(r, err);
+	if (rc == 0)
+		rc = tb_apply(r->tb, rules, err);
+	if (rc < 0) {
+		gen_rules_free(rules);
+		return rc;
+	}
+	gen_rules_free(r->rules);
+	r->rules = rules;
+	memcpy(r->rules_key, key, sizeof(key));
+	return 0;
+}
+
+static void counters_json(const struct tb_sample *s, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "{");
+
+	for (unsigned i = 0; i < s->n_counters && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s\"%s\":%.17g", i ? "," : "",
+				      s->counters[i].name, s->counters[i].value);
+	if (n < len)
+		snprintf(buf + n, len - n, "}");
+}
+
+static void to_res_sample(const struct tb_sample *s, struct res_sample *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->status, sizeof(o->status), "%s", tb_status_name(s->status));
+	o->bw_gbps = o->msg_rate_mpps = o->lat_median_us = o->lat_p99_us = NAN;
+	if (s->status == TB_OK) { /* a failed trial measured nothing, whatever a backend left */
+		o->bw_gbps = s->bw_gbps;
+		o->msg_rate_mpps = s->msg_rate_mpps;
+		o->lat_median_us = s->lat_median_us;
+		o->lat_p99_us = s->lat_p99_us;
+	}
+	o->cost_s = s->cost_s;
+	counters_json(s, o->counters_json, sizeof(o->counters_json));
+}
+
+static int measure_and_store(struct hx_runner *r, const struct gen_levels *l, const char *key,
+			     int64_t point, int repeat, struct hx_trial_out *out,
+			     struct scn_error *err)
+{
+	struct gen_traffic t;
+	struct tb_sample s;
+	struct res_trial tr;
+	int rc;
+
+	memset(&tr, 0, sizeof(tr));
+	tr.started = wall_clock();
+	gen_traffic_from_levels(l, &t);
+	rc = tb_measure(r->tb, &t, gen_hash64(key, strlen(key), r->seed), &s, err);
+	if (rc < 0)
+		return rc;
+	tr.finished = wall_clock();
+	tr.campaign = r->campaign;
+	tr.point = point;
+	snprintf(tr.key, sizeof(tr.key), "%s", key);
+	snprintf(tr.verb, sizeof(tr.verb), "%s", topo_verb_name(l->verb));
+	snprintf(tr.metric, sizeof(tr.metric), "%s", l->metric == GEN_METRIC_LAT ? "lat" : "bw");
+	tr.repeat = repeat;
+	to_res_sample(&s, &tr.sample);
+	if (tb_sample_counter(&s, "tc_not_in_hw") > 0)
+		r->needs_reset = true;
+	rc = res_trial_put(r->db, &tr, err);
+	if (rc < 0)
+		return rc;
+	out->id = tr.id;
+	out->sample = tr.sample;
+	out->cached = false;
+	return 0;
+}
+
+/* A dry run: the testbed prints what it would run; nothing is stored. */
+static int dry_trial(struct hx_runner *r, const struct gen_levels *l, const char *key,
+		     struct hx_trial_out *out, struct scn_error *err)
+{
+	struct gen_traffic t;
+	struct tb_sample s;
+	int rc = ensure_rules(r, l, err);
+
+	if (rc < 0)
+		return rc;
+	gen_traffic_from_levels(l, &t);
+	rc = tb_measure(r->tb, &t, gen_hash64(key, strlen(key), r->seed), &s, err);
+	if (rc < 0)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	to_res_sample(&s, &out->sample);
+	r->measured++;
+	hx_observe_trial(r->observer, 0, false);
+	return 0;
+}
+
+int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
+	     struct hx_trial_out *out, struct scn_error *err)
+{
+	char key[33], pkey[33], json[4096];
+	struct res_trial tr;
+	int64_t point;
+	int rc;
+
+	hx_trial_key(l, repeat, r->desc.identity, key);
+	if (r->dry_run)
+		return dry_trial(r, l, key, out, err);
+	rc = res_trial_get(r->db, key, &tr, err);
+	if (rc == 0) {
+		out->id = tr.id;
+		out->sample = tr.sample;
+		out->cached = true;
+		r->cached++;
+	} else if (rc != -ENOENT) {
+		return rc;
+	} else {
+		if (r->stop && *r->stop)
+			return -EINTR;
+		if (r->budget_s > 0 && r->cost_s >= r->budget_s)
+			return -EDQUOT;
+		rc = ensure_rules(r, l, err);
+		if (rc < 0)
+			return rc;
+		hx_point_key(l, pkey);
+		rc = res_point_upsert(r->db, r->campaign, pkey, hx_point_json(l, json, sizeof(json)),
+				      "default", phase, &point, err);
+		if (rc < 0)
+			return rc;
+		rc = measure_and_store(r, l, key, point, repeat, out, err);
+		if (rc < 0)
+			return rc;
+		r->measured++;
+	}
+	r->cost_s += out->sample.cost_s;
+	hx_observe_trial(r->observer, out->sample.cost_s, out->cached);
+	return 0;
+}
+
+static double counter_of(const struct res_sample *s, const char *name)
+{
+	struct json_object *root = json_tokener_parse(s->counters_json), *v;
+	double out = 0;
+
+	if (root && json_object_object_get_ex(root, name, &v))
+		out = json_object_get_double(v);
+	json_object_put(root);
+	return out;
+}
+
+/* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
+static void note_software(const struct res_sample *s, struct hx_point_result *out)
+{
+	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
+
+	if (sw > out->counters_not_in_hw)
+		out->counters_not_in_hw = sw;
+	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
+		out->sw_share = sw / (sw + hw);
+}
+
+int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		 struct hx_point_result *out, struct scn_error *err)
+{
+	double vals[HX_MAX_REPEATS] = { 0 };
+	size_t nv = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->status, sizeof(out->status), "ok");
+	for (unsigned i = 0; i < r->repeats && i < HX_MAX_REPEATS; i++) {
+		struct hx_trial_out t;
+		int rc = hx_trial(r, l, phase, (int)i, &t, err);
+
+		if (rc < 0)
+			return rc;
+		out->ids[out->n] = t.id;
+		out->x[out->n++] = hx_sample_value(l, &t.sample);
+		note_software(&t.sample, out);
+		if (strcmp(t.sample.status, "ok")) {
+			out->failed++;
+			snprintf(out->status, sizeof(out->status), "%s", t.sample.status);
+			if (l->metric == GEN_METRIC_BW)
+				vals[nv++] = 0.0;
+			continue;
+		}
+		vals[nv++] = hx_sample_value(l, &t.sample);
+	}
+	hx_summarise(vals, nv, &out->s);
+	if (nv == 0)
+		out->s.mean = NAN;
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_trial: running trials for a campaign: look a trial up by key in the store, or apply the
+ * point's rule sets (only when they changed), measure, and commit the trial in its own
+ * transaction before returning. This is where "nothing measured is ever lost" holds.
+ *
+ * When a trial shows rules in software (tc_not_in_hw > 0), every rule is removed before the
+ * next rule set is applied, so that the NIC's fallback hysteresis cannot carry one point's
+ * state into the next (and a resumed campaign measures what an uninterrupted one did).
+ *
+ * The runner owns the current rule sets; the testbed, store and progress are borrowed.
+ */
+#ifndef HX_TRIAL_H
+#define HX_TRIAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "generators/gen.h"
+#include "harness/plan/hx_plan.h"
+#include "harness/trial/hx_stats.h" /* part of this door: summaries and Welch's test */
+#include "results/res.h"
+#include "testbeds/tb.h"
+
+/* Who shows progress (the CLI's progress line): told when a phase starts and when a trial
+ * ends. Callbacks may be NULL; the runner never prints. */
+struct hx_observer {
+	void *ctx;
+	void (*phase)(void *ctx, const char *phase, unsigned long planned_more);
+	void (*trial)(void *ctx, double cost_s, bool cached);
+};
+/* Tell O (may be NULL) that PHASE starts with PLANNED_MORE trials more, or that one ended. */
+void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned long planned_more);
+void hx_observe_trial(const struct hx_observer *o, double cost_s, bool cached);
+
+struct hx_runner {
+	struct tb *tb;                 /* borrowed */
+	struct tb_description desc;
+	struct res_db *db;             /* borrowed */
+	int64_t campaign;
+	uint64_t seed;                 /* plan seed: rule generation and trial noise derive from it */
+	unsigned repeats;
+	double budget_s;
+	const struct hx_observer *observer; /* borrowed, may be NULL */
+	volatile sig_atomic_t *stop;   /* set by a signal handler; checked between trials */
+	/* state */
+	struct gen_rules *rules;       /* currently applied */
+	char rules_key[33];            /* key of the levels the applied rules came from */
+	bool dry_run;                  /* print commands only: no store, numbers are NAN */
+	bool needs_reset;              /* rules fell back to software: clear before new rules */
+	double cost_s;                 /* testbed-seconds of this campaign's trials */
+	unsigned long measured, cached;
+};
+
+/* One trial's outcome as the analysis sees it. */
+struct hx_trial_out {
+	int64_t id;
+	struct res_sample sample;
+	bool cached;
+};
+
+void hx_runner_init(struct hx_runner *r);
+void hx_runner_release(struct hx_runner *r);
+
+/* Run (or find) repeat REPEAT of the point L. PHASE is recorded with the point.
+ * Returns 0, -EINTR when a stop was requested before it started, -EDQUOT when the budget is
+ * spent, -EDOM when the point cannot be built (the generator refused its levels, e.g. more
+ * masks than flows; ERR says why, nothing is measured or stored), or a negative errno with
+ * ERR set (testbed device errors, store errors). A trial whose
+ * status is timeout or apply_failed is a result, not an error. */
+int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
+	     struct hx_trial_out *out, struct scn_error *err);
+
+/* All repeats of a point; VALUE picks the metric's number (bw or median latency) into X[].
+ * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency. */
+struct hx_point_result {
+	struct hx_summary s;
+	double x[HX_MAX_REPEATS];
+	int64_t ids[HX_MAX_REPEATS];
+	unsigned n, failed;
+	char status[24];  /* worst status seen ("ok" when all ok) */
+	double counters_not_in_hw; /* max tc_not_in_hw seen */
+	double sw_share;           /* max share of rules in software: not_in_hw / (in_hw + not) */
+};
+int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		 struct hx_point_result *out, struct scn_error *err);
+
+/* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
+double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
+
+/* ---- Symptoms ---------------------------------------------------------------------------- */
+/*
+ * hx_symptom: is a point's result a symptom against its baseline? Needs both the plan's
+ * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test), or
+ * failed trials (timeouts, completion errors, rules refused) when the plan counts errors.
+ * Software fallback (a larger share of rules not_in_hw than at the baseline) names it S1.
+ * Classification into the paper's S1..S8 uses only what was measured: the counters, the
+ * statuses and which dimension was being varied.
+ */
+struct hx_symptom {
+	bool present;
+	double effect;   /* relative change of the metric vs baseline (-0.4 = 40% lower) */
+	double p_value;
+	char kind[16];   /* bw_drop, lat_rise, timeout, errors, sw_fallback, "" */
+	bool fallback;   /* larger share of rules in software than at the baseline */
+	unsigned failed; /* failed trials */
+};
+
+void hx_symptom_judge(const struct hx_plan_thresholds *t, enum gen_metric metric,
+		      const struct hx_point_result *base, const struct hx_point_result *at,
+		      struct hx_symptom *out);
+/* "S1" (software fallback), "S8" (timeouts: RNIC unresponsive), "S4" (rule churn),
+ * "S6" (degradation growing with matching masks or flows), else "unclassified". */
+const char *hx_symptom_class(const struct hx_symptom *s, const struct gen_dimension *dim);
+
+#endif
