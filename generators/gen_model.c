@@ -5,9 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "generators/gen_addr.h"
 #include "generators/gen_model.h"
-#include "generators/gen_packet.h"
-#include "generators/gen_rules_priv.h"
 
 static bool template_has(const struct topo_template *t, enum topo_action_kind k)
 {

@@ -1,28 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gen_packet: addressing plan and flow packets of generated rule sets (gen_packet.h,
- * gen_rules_priv.h). Pure functions of the flow table; no allocation.
+ * gen_packet: flow packets of generated rule sets (gen_packet.h), from the flow table
+ * (gen_flows.h) and the addressing plan (gen_addr.h). Pure function of the flow table; no
+ * allocation.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "generators/gen_addr.h"
+#include "generators/gen_flows.h"
 #include "generators/gen_packet.h"
-#include "generators/gen_rules_priv.h"
-
-uint32_t gen_vf_port(uint32_t per_subnet, uint32_t subnet, uint32_t c)
-{
-	return 2u + 2u * (subnet * per_subnet + c);
-}
-
-uint32_t gen_container_ip(enum gen_host h, uint32_t subnet, uint32_t c)
-{
-	return (10u << 24) | (subnet << 16) | ((uint32_t)h << 15) | (c + 1u);
-}
-
-uint64_t gen_container_mac(enum gen_host h, uint32_t subnet, uint32_t c)
-{
-	return (0x02ULL << 40) | ((uint64_t)h << 32) | ((uint64_t)subnet << 24) | c;
-}
 
 int gen_flow_packet(const struct gen_rules *r, enum gen_host h, enum gen_dir d, uint32_t flow,
 		    uint64_t pkt[TOPO_F_COUNT])

@@ -26,15 +26,7 @@
 #define GEN_PACKET_H
 
 #include "generators/gen.h"
-
-#define GEN_PRIO_TX_GOTO 1u
-#define GEN_PRIO_RX_GOTO 2u
-#define GEN_PRIO_ENCAP 16u
-#define GEN_PRIO_DECAP 1040u
-#define GEN_PORT_UPLINK 1u
-#define GEN_VXLAN_PORT 4789u
-#define GEN_ROCE_PORT 4791u
-#define GEN_VNI_BASE 1000u
+#include "generators/gen_addr.h" /* GEN_PRIO_*, GEN_PORT_UPLINK, GEN_VNI_BASE, ... */
 
 /* Write into PKT the header of FLOW's packet as it arrives at host H on direction D.
  * Returns 0, or -EINVAL (NULL, flow >= r->flows, bad host or direction). */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gen_rules: build the two hosts' rule sets of a point (gen.h, gen_packet.h).
+ * gen_rules: build the two hosts' rule sets of a point (gen.h, gen_packet.h) and their flow
+ * table (gen_flows.h).
  *
  * Layout: k = subnets, n containers per subnet per host with k * n^2 >= flows. Flow f lives in
  * subnet f % k as that subnet's (f / k)-th flow; each subnet's flows are distinct (client
  * container, server container) pairs drawn by a seeded partial shuffle. Each host gets an
- * uplink (port 1) and a VF + representor per container (addressing in gen_rules_priv.h).
+ * uplink (port 1) and a VF + representor per container (addressing in gen_addr.h).
  *
  * Rules per host and direction (h, d) with m = masks[h][d] > 0: one rule per flow; flows are
  * permuted by a seeded shuffle of their own (so changing one side's masks leaves the other
@@ -29,9 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generators/gen_addr.h"
+#include "generators/gen_flows.h"
 #include "generators/gen_model.h"
 #include "generators/gen_packet.h"
-#include "generators/gen_rules_priv.h"
 #include "generators/gen_shapes.h"
 
 static const char *const side_name[GEN_HOSTS][GEN_DIRS] = {

@@ -148,7 +148,7 @@ OPT_HIDDEN void opt_remove_mask(struct opt_table *t, struct omask *m);
 OPT_HIDDEN void opt_update_flags(struct opt_table *t);
 OPT_HIDDEN void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now);
 
-/* A tick in progress (opt_tick.c, opt_order.c). */
+/* A tick in progress (opt_tick.c, opt_order.c; helpers in opt_planner.c). */
 struct planner {
 	struct opt_table *t;
 	struct opt_plan *p;
@@ -158,7 +158,7 @@ struct planner {
 	size_t n_ids, cap_ids;
 };
 
-/* opt_tick.c */
+/* opt_planner.c */
 OPT_HIDDEN bool opt_spend(struct planner *pl, uint32_t cost);
 OPT_HIDDEN int opt_mask_ids(struct planner *pl, const struct omask *m);
 OPT_HIDDEN uint32_t opt_group_cost(const struct omask *m);

@@ -15,20 +15,6 @@
 
 #include "optimiser/opt_priv.h"
 
-/* Spend COST tokens; a group larger than the budget passes only on a full bucket (debt). */
-bool opt_spend(struct planner *pl, uint32_t cost)
-{
-	struct opt_table *t = pl->t;
-
-	if ((double)cost <= t->tokens || t->tokens >= (double)t->cfg.update_budget) {
-		t->tokens -= cost;
-		pl->p->info.cost += cost;
-		return true;
-	}
-	pl->p->info.deferred++;
-	return false;
-}
-
 static void refill(struct opt_table *t, uint64_t now)
 {
 	double b = t->cfg.update_budget;
@@ -42,27 +28,6 @@ static void refill(struct opt_table *t, uint64_t now)
 			t->tokens = b;
 	}
 	t->tokens_sec = now;
-}
-
-int opt_mask_ids(struct planner *pl, const struct omask *m)
-{
-	if (m->n_rules > pl->cap_ids) {
-		uint32_t *n = realloc(pl->ids, m->n_rules * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pl->ids = n;
-		pl->cap_ids = m->n_rules;
-	}
-	for (uint32_t i = 0; i < m->n_rules; i++)
-		pl->ids[i] = m->rules[i]->id;
-	pl->n_ids = m->n_rules;
-	return 0;
-}
-
-uint32_t opt_group_cost(const struct omask *m)
-{
-	return m->n_rules ? m->n_rules : 1;
 }
 
 static int evict(struct planner *pl, struct orule *r)

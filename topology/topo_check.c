@@ -12,29 +12,10 @@
 #include "topology/topo_check_priv.h"
 #include "topology/topo_internal.h"
 #include "topology/topo_ruleset_priv.h"
+#include "topology/topo_sink.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void topo__sink_add(struct topo__sink *s, enum topo_reason r, long table, long rule,
-		    const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->out && s->n < s->max) {
-		struct topo_violation *v = &s->out[s->n];
-
-		v->reason = r;
-		v->table = (int)table;
-		v->rule = (int)rule;
-		va_start(ap, fmt);
-		vsnprintf(v->message, sizeof(v->message), fmt, ap);
-		va_end(ap);
-	}
-	s->n++;
-}
 
 /* The port whose id the rule matches as in_port, or NULL. */
 static const struct topo_port *in_port_of(const struct topo_ruleset *rs,

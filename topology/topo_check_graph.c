@@ -10,6 +10,7 @@
 #include "topology/topo_check_priv.h"
 #include "topology/topo_internal.h"
 #include "topology/topo_ruleset_priv.h"
+#include "topology/topo_sink.h"
 
 #include <stdio.h>
 #include <stdlib.h>

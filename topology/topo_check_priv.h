@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topo_check_priv: the violation sink shared by the rule-set checks (not public).
+ * topo_check_priv: the rule-set checks of topo_check_graph.c that topo_ruleset_check
+ * (topo_check.c) runs after its per-rule checks (not public). Violations go to a sink
+ * (topo_sink.h).
  */
 #ifndef TOPO_CHECK_PRIV_H
 #define TOPO_CHECK_PRIV_H
 
 #include "topology/topo.h"
-
-/* Collects violations: writes up to MAX into OUT (may be NULL), counts all in N. */
-struct topo__sink {
-	struct topo_violation *out;
-	size_t max, n;
-};
-
-void topo__sink_add(struct topo__sink *s, enum topo_reason r, long table, long rule,
-		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#include "topology/topo_sink.h"
 
 /* Goto graph checks (loop, unreachable_table) and dead rules (topo_check_graph.c). Under
  * memory exhaustion they check nothing. */
