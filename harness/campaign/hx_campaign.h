@@ -108,7 +108,5 @@ void hx_provenance_record(struct res_campaign *c, const char *plan_path,
  * recorded; WHY says how ("changed since campaign 3 ran", "is gone"). False when C recorded
  * no hash. */
 bool hx_provenance_changed(const struct res_campaign *c, bool testbed, char *why, size_t len);
-/* Print "scalacn CMD: warning: ..." on stderr for each of C's files that changed. */
-void hx_provenance_warn(const char *cmd, const struct res_campaign *c);
 
 #endif

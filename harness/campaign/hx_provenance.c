@@ -88,12 +88,3 @@ bool hx_provenance_changed(const struct res_campaign *c, bool testbed, char *why
 			 (long long)c->id, now, was);
 	return rc < 0 || strcmp(now, was) != 0;
 }
-
-void hx_provenance_warn(const char *cmd, const struct res_campaign *c)
-{
-	char why[768];
-
-	for (int tb = 0; tb < 2; tb++)
-		if (hx_provenance_changed(c, tb, why, sizeof(why)))
-			fprintf(stderr, "scalacn %s: warning: %s\n", cmd, why);
-}

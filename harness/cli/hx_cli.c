@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "harness/campaign/hx_campaign.h"
 #include "harness/cli/hx_cli.h"
 #include "results/res.h"
 
@@ -81,4 +82,13 @@ int hx_open_store(const char *path, struct res_db **db)
 		return HX_EXIT_USAGE;
 	}
 	return rc < 0 ? hx_report_error(&err) : 0;
+}
+
+void hx_provenance_warn(const char *cmd, const struct res_campaign *c)
+{
+	char why[768];
+
+	for (int tb = 0; tb < 2; tb++)
+		if (hx_provenance_changed(c, tb, why, sizeof(why)))
+			fprintf(stderr, "scalacn %s: warning: %s\n", cmd, why);
 }

@@ -57,6 +57,11 @@ int hx_parse_id(const char *cmd, const char *opt, const char *what, const char *
  * campaign first, or give --db)" when there is none, or the store's error otherwise. */
 int hx_open_store(const char *path, struct res_db **db);
 
+struct res_campaign;
+/* Print "scalacn CMD: warning: ..." on stderr for each of C's plan and testbed files that
+ * changed since the campaign ran (hx_provenance_changed). */
+void hx_provenance_warn(const char *cmd, const struct res_campaign *c);
+
 /* Commands (each in its own cmd_*.c). */
 int hx_cmd_enumerate(int argc, char **argv);
 int hx_cmd_measure(int argc, char **argv);

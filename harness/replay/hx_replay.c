@@ -46,13 +46,6 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static uint64_t mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Rule (and its one microflow) of flow IDX in dense mask M: in_port, ip_dst/32 (distinct
  * per flow) and the optional fields in the bits of M % 128; M / 128 = k > 0 adds ip_src/k. */
 static void make_rule(uint32_t idx, uint32_t m, struct opt_rule *r, struct opt_pkt *pkt)
@@ -71,7 +64,7 @@ static void make_rule(uint32_t idx, uint32_t m, struct opt_rule *r, struct opt_p
 		r->mask.plen[OPT_F_IP_SRC] = (uint8_t)(m / 128);
 	}
 	for (int f = 0; f < OPT_F_COUNT; f++) {
-		uint64_t v = mix(((uint64_t)idx << 4) + (uint64_t)f + 1);
+		uint64_t v = hx_replay_mix(((uint64_t)idx << 4) + (uint64_t)f + 1);
 
 		pkt->v[f] = opt_field_is_ip((enum opt_field)f) ? v & 0xffffffffu : v & 0xffff;
 	}
@@ -88,7 +81,7 @@ static int grow_hash(struct hx_replay *r)
 	if (!h)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < r->n_flows; i++) {
-		uint32_t k = (uint32_t)mix(r->flows[i].key) & (cap - 1);
+		uint32_t k = (uint32_t)hx_replay_mix(r->flows[i].key) & (cap - 1);
 
 		while (h[k])
 			k = (k + 1) & (cap - 1);
@@ -107,7 +100,7 @@ static int64_t intern(struct hx_replay *r, uint64_t key, uint32_t trace_mask)
 
 	if (2 * (r->n_flows + 1) > r->hcap && grow_hash(r) < 0)
 		return -ENOMEM;
-	for (k = (uint32_t)mix(key) & (r->hcap - 1); r->hslot[k]; k = (k + 1) & (r->hcap - 1))
+	for (k = (uint32_t)hx_replay_mix(key) & (r->hcap - 1); r->hslot[k]; k = (k + 1) & (r->hcap - 1))
 		if (r->flows[r->hslot[k] - 1].key == key)
 			return r->hslot[k] - 1;
 	if (r->n_flows >= HX_MAX_FLOWS)
@@ -169,11 +162,6 @@ static int activate(struct hx_replay *r, uint32_t idx, uint32_t now)
 	r->masks[r->flows[idx].mask].n_rules++;
 	count_updates(r, 1);
 	return 0;
-}
-
-uint32_t hx_replay_emc_slot(const struct hx_replay *r, uint32_t idx)
-{
-	return (uint32_t)(mix(r->flows[idx].key ^ 0xe3c) % r->o.emc_entries);
 }
 
 /* EMC: P packets of flow IDX; returns packets that missed (and probe the cascade). */

@@ -59,8 +59,20 @@ struct hx_replay {
 	uint8_t *lay_front[HX_POL_COUNT];
 };
 
-/* hx_replay.c: the EMC slot of flow IDX. */
-uint32_t hx_replay_emc_slot(const struct hx_replay *r, uint32_t idx);
+/* splitmix64's finaliser: the replay's one hash (flow keys, EMC slots). */
+static inline uint64_t hx_replay_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The EMC slot of flow IDX (here, not in hx_replay.c, so that hx_replay_end.c needs nothing
+ * of the file that calls it). */
+static inline uint32_t hx_replay_emc_slot(const struct hx_replay *r, uint32_t idx)
+{
+	return (uint32_t)(hx_replay_mix(r->flows[idx].key ^ 0xe3c) % r->o.emc_entries);
+}
 /* hx_replay_end.c */
 int hx_replay_finish(struct hx_replay *r, uint32_t last_sec);
 
