@@ -6,7 +6,7 @@
  * A row is one fitted function of one (RNIC model, firmware, verb, metric): the form's name,
  * the names of its inputs ("client.masks,server.masks"), its parameters and their standard
  * errors as JSON text, the domain it was fitted on and its quality. This module does not
- * know the fitting forms: it stores and returns the texts the caller gives (harness/hx_fit
+ * know the fitting forms: it stores and returns the texts the caller gives (harness/fit/hx_fit
  * decides what they hold), checking only that they are valid JSON.
  *
  * Storage of the standard errors (schema v1 has no se_json column): the `params_json`

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-causal: the causal analysis (harness/hx_causal.h) on a fake testbed whose truth is
+ * test-causal: the causal analysis (harness/causal/hx_causal.h) on a fake testbed whose truth is
  * known: bandwidth falls with the receive-side masks (a single-dimension wall at 8 masks),
  * collapses when many QPs meet small pages (an interaction: neither alone), and ignores
  * flows and the traffic class. Every strategy must name exactly those causes; noise must not

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-fitcmd: the data path of per-RNIC models (harness/hx_fit*.c, harness/cmd_fit.c,
+ * test-fitcmd: the data path of per-RNIC models (harness/fit/, harness/cli/cmd_fit.c,
  * results/res_models.c): trials in a store -> collected data (x = client masks, y = server
  * masks, ok trials at the most common setting only, medians per point) -> fitted, stored
  * model -> prediction. Synthetic trials from a known rbf2 (bandwidth) and plane (latency)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-plan: unit tests of the plan loader (harness/hx_plan.h). Good plans are read back
+ * test-plan: unit tests of the plan loader (harness/plan/hx_plan.h). Good plans are read back
  * value by value (defaults, components merging, sweeps, criteria); a table of bad plans,
  * written to a temp dir, each has its exact formatted error; the shipped example plans load;
  * the plan hash ignores formatting and follows values.

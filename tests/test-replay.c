@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the optimiser commands (harness/hx_trace*.c, hx_replay*.c): trace generation is
+ * Tests of the optimiser commands (harness/replay/): trace generation is
  * deterministic per seed with the requested flows and popularity; the trace reader refuses
  * damaged files with positions; the replay's optimiser probes equal opt_table_classify's; a
  * layout is realised in the rule-set order the simulator reads (front copies first, masks in

@@ -51,7 +51,7 @@
 #include "harness/plan/hx_plan.h"
 #include "harness/trial/hx_trial.h"
 
-struct hx_outcome; /* harness/hx_campaign.h */
+struct hx_outcome; /* harness/campaign/hx_campaign.h */
 
 #define HX_CAUSE_MAX_MEMBERS 4
 #define HX_MAX_CAUSES 64
