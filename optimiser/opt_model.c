@@ -75,21 +75,24 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 }
 
 /* Checksum of the models table in canonical order (see the header). */
-int opt_models_checksum(sqlite3 *db, uint64_t *out, char *err, size_t errlen)
+int opt_models_checksum(sqlite3 *db, int version, uint64_t *out, char *err, size_t errlen)
 {
-	static const char sql[] =
+	static const char v1[] =
 		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
 		" quality_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8";
+	static const char v2[] =
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
+		" quality_json, inputs FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9";
 	sqlite3_stmt *st = NULL;
 	uint64_t h = 0xcbf29ce484222325ULL;
-	int rc;
+	int rc, cols = version >= 2 ? 9 : 8;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, version >= 2 ? v2 : v1, -1, &st, NULL) != SQLITE_OK) {
 		opt_seterr(err, errlen, "model file: cannot read models table: %s", sqlite3_errmsg(db));
 		return -EINVAL;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int c = 0; c < 8; c++) {
+		for (int c = 0; c < cols; c++) {
 			const unsigned char *txt = sqlite3_column_text(st, c);
 			int len = sqlite3_column_bytes(st, c);
 
@@ -136,7 +139,7 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *st, const struct opt_model_row 
 		      char *err, size_t errlen)
 {
 	char params[512], dom[256];
-	const char *txt[8];
+	const char *txt[9];
 
 	if (!r->rnic_model || !r->firmware || !r->verb || !r->metric ||
 	    !opt_params_ok(r->form, r->params, r->n_params) ||
@@ -154,8 +157,13 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *st, const struct opt_model_row 
 	txt[0] = r->rnic_model; txt[1] = r->firmware; txt[2] = r->verb; txt[3] = r->metric;
 	txt[4] = opt_form_name(r->form); txt[5] = params; txt[6] = dom;
 	txt[7] = r->quality_json ? r->quality_json : "{}";
+	txt[8] = r->inputs ? r->inputs : OPT_INPUTS_V1;
+	if (opt_inputs_parse(txt[8], NULL) < 0) {
+		opt_seterr(err, errlen, "model row: inputs '%s' is not NAME or NAME,NAME", txt[8]);
+		return -EINVAL;
+	}
 	sqlite3_reset(st);
-	for (int c = 0; c < 8; c++)
+	for (int c = 0; c < 9; c++)
 		sqlite3_bind_text(st, c + 1, txt[c], -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		opt_seterr(err, errlen, "model file: insert failed: %s", sqlite3_errmsg(db));
@@ -177,10 +185,10 @@ static int write_all(sqlite3 *db, const struct opt_model_row *rows, size_t n, ch
 		  "CREATE TABLE models(rnic_model TEXT NOT NULL, firmware TEXT NOT NULL,"
 		  " verb TEXT NOT NULL, metric TEXT NOT NULL, form TEXT NOT NULL,"
 		  " params_json TEXT NOT NULL, domain_json TEXT NOT NULL,"
-		  " quality_json TEXT NOT NULL);", err, errlen);
+		  " quality_json TEXT NOT NULL, inputs TEXT NOT NULL);", err, errlen);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(db, "INSERT INTO models VALUES(?,?,?,?,?,?,?,?)", -1, &st,
+	if (sqlite3_prepare_v2(db, "INSERT INTO models VALUES(?,?,?,?,?,?,?,?,?)", -1, &st,
 			       NULL) != SQLITE_OK) {
 		opt_seterr(err, errlen, "model file: %s", sqlite3_errmsg(db));
 		return -EIO;
@@ -189,11 +197,11 @@ static int write_all(sqlite3 *db, const struct opt_model_row *rows, size_t n, ch
 		rc = insert_row(db, st, &rows[i], err, errlen);
 	sqlite3_finalize(st);
 	if (rc == 0)
-		rc = opt_models_checksum(db, &h, err, errlen);
+		rc = opt_models_checksum(db, 2, &h, err, errlen);
 	if (rc < 0)
 		return rc;
 	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
-		 "('version','1'),('checksum','%016" PRIx64 "');COMMIT;", h);
+		 "('version','2'),('checksum','%016" PRIx64 "');COMMIT;", h);
 	return exec(db, sql, err, errlen);
 }
 
@@ -232,8 +240,8 @@ void opt_model_free(struct opt_model *m)
 	free(m);
 }
 
-static const struct mrow *find_row(const struct opt_model *m, const char *verb,
-				   const char *metric)
+const struct mrow *opt_model_row_of(const struct opt_model *m, const char *verb,
+				    const char *metric)
 {
 	if (!m || !verb || !metric)
 		return NULL;
@@ -267,7 +275,7 @@ static double cap_value(const double *p, size_t np, double x, double y)
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
-	const struct mrow *r = find_row(m, verb, metric);
+	const struct mrow *r = opt_model_row_of(m, verb, metric);
 	const double *p;
 	double v = NAN, den;
 
@@ -306,7 +314,7 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 int opt_model_in_domain(const struct opt_model *m, const char *verb, const char *metric,
 			double x, double y)
 {
-	const struct mrow *r = find_row(m, verb, metric);
+	const struct mrow *r = opt_model_row_of(m, verb, metric);
 
 	if (!r)
 		return -ENOENT;

@@ -76,7 +76,7 @@ static int check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-static int check_meta(sqlite3 *db, const char *path, char *err, size_t errlen)
+static int check_meta(sqlite3 *db, const char *path, int *version, char *err, size_t errlen)
 {
 	char v[80];
 	uint64_t want, have;
@@ -87,11 +87,12 @@ static int check_meta(sqlite3 *db, const char *path, char *err, size_t errlen)
 		opt_seterr(err, errlen, "model file %s: format is not 'scalacn-model'", path);
 		return -EPROTO;
 	}
-	if (meta_get(db, "version", v, sizeof(v)) < 0 || strcmp(v, "1") != 0) {
-		opt_seterr(err, errlen, "model file %s: unsupported version (this library reads 1)",
-		       path);
+	if (meta_get(db, "version", v, sizeof(v)) < 0 || (strcmp(v, "1") && strcmp(v, "2"))) {
+		opt_seterr(err, errlen, "model file %s: unsupported version (this library reads 1 "
+			   "and 2)", path);
 		return -EPROTO;
 	}
+	*version = v[0] - '0';
 	if (meta_get(db, "checksum", v, sizeof(v)) < 0 || strlen(v) != 16) {
 		opt_seterr(err, errlen, "model file %s: missing or malformed checksum", path);
 		return -EBADMSG;
@@ -102,7 +103,7 @@ static int check_meta(sqlite3 *db, const char *path, char *err, size_t errlen)
 		opt_seterr(err, errlen, "model file %s: malformed checksum", path);
 		return -EBADMSG;
 	}
-	rc = opt_models_checksum(db, &have, err, errlen);
+	rc = opt_models_checksum(db, *version, &have, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (want != have) {
@@ -131,6 +132,7 @@ static int parse_row(sqlite3_stmt *st, struct mrow *r)
 	const char *pj = (const char *)sqlite3_column_text(st, 5);
 	const char *dj = (const char *)sqlite3_column_text(st, 6);
 	int pl = sqlite3_column_bytes(st, 5), dl = sqlite3_column_bytes(st, 6);
+	const char *in;
 
 	if (copy_name(r->rnic, st, 0) || copy_name(r->firmware, st, 1) ||
 	    copy_name(r->verb, st, 2) || copy_name(r->metric, st, 3) || !form || !pj || !dj ||
@@ -142,17 +144,21 @@ static int parse_row(sqlite3_stmt *st, struct mrow *r)
 	if (opt_parse_number_array(dj, (size_t)dl, r->dom, 4, &r->nd) < 0 ||
 	    (r->nd != 0 && r->nd != 2 && r->nd != 4))
 		return -EINVAL;
-	return 0;
+	in = sqlite3_column_count(st) > 7 ? (const char *)sqlite3_column_text(st, 7) : NULL;
+	return opt_inputs_parse(in ? in : OPT_INPUTS_V1, r->input);
 }
 
-static int read_rows(sqlite3 *db, const char *rnic, struct opt_model *m, const char *path,
-		     char *err, size_t errlen)
+static int read_rows(sqlite3 *db, int version, const char *rnic, struct opt_model *m,
+		     const char *path, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	size_t total = 0, cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT rnic_model, firmware, verb, metric, form, params_json,"
+	if (sqlite3_prepare_v2(db, version >= 2 ?
+			       "SELECT rnic_model, firmware, verb, metric, form, params_json,"
+			       " domain_json, inputs FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8" :
+			       "SELECT rnic_model, firmware, verb, metric, form, params_json,"
 			       " domain_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7", -1, &st,
 			       NULL) != SQLITE_OK)
 		return -EINVAL;
@@ -178,8 +184,8 @@ static int read_rows(sqlite3 *db, const char *rnic, struct opt_model *m, const c
 			return -E2BIG;
 		}
 		if (parse_row(st, r) < 0) {
-			opt_seterr(err, errlen, "model file %s: row %zu: bad names, form, params_json"
-			       " or domain_json", path, total);
+			opt_seterr(err, errlen, "model file %s: row %zu: bad names, form, params_json,"
+			       " domain_json or inputs", path, total);
 			sqlite3_finalize(st);
 			return -EINVAL;
 		}
@@ -239,7 +245,7 @@ int opt_model_load(const char *path, const char *rnic, struct opt_model **out, c
 {
 	struct opt_model *m;
 	sqlite3 *db = NULL;
-	int rc;
+	int rc, version = 1;
 
 	if (!path || !out) {
 		opt_seterr(err, errlen, "model file: bad arguments");
@@ -250,13 +256,13 @@ int opt_model_load(const char *path, const char *rnic, struct opt_model **out, c
 	if (rc == 0)
 		rc = check_schema(db, path, err, errlen);
 	if (rc == 0)
-		rc = check_meta(db, path, err, errlen);
+		rc = check_meta(db, path, &version, err, errlen);
 	if (rc < 0) {
 		sqlite3_close(db);
 		return rc;
 	}
 	m = calloc(1, sizeof(*m));
-	rc = m ? read_rows(db, rnic, m, path, err, errlen) : -ENOMEM;
+	rc = m ? read_rows(db, version, rnic, m, path, err, errlen) : -ENOMEM;
 	sqlite3_close(db);
 	if (rc == -ENOMEM)
 		opt_seterr(err, errlen, "model file %s: out of memory", path);

@@ -21,6 +21,9 @@ struct mrow {
 	size_t np;
 	double dom[4];
 	size_t nd;
+	/* dimension names x and y stand for (version 1 files: "client.masks", "server.masks");
+	 * y is "" for a one-input form */
+	char input[2][MODEL_MAX_NAME + 1];
 };
 
 /* A loaded model: the rows of one RNIC model. */
@@ -33,7 +36,20 @@ OPT_HIDDEN void opt_seterr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 OPT_HIDDEN int opt_form_parse(const char *s, enum opt_form *f);
 OPT_HIDDEN bool opt_params_ok(enum opt_form f, const double *p, size_t n);
-/* FNV-1a over the models table in canonical order (see scalacn-opt.h). */
-OPT_HIDDEN int opt_models_checksum(sqlite3 *db, uint64_t *out, char *err, size_t errlen);
+/* FNV-1a over the models table in canonical order (see scalacn-opt.h); VERSION 2 includes
+ * the inputs column. */
+OPT_HIDDEN int opt_models_checksum(sqlite3 *db, int version, uint64_t *out, char *err,
+				   size_t errlen);
+/* What version-1 files' x and y stand for. */
+#define OPT_INPUTS_V1 "client.masks,server.masks"
+/* "NAME" or "NAME,NAME" (names of [A-Za-z0-9_.], 1..MODEL_MAX_NAME bytes) into OUT (may be
+ * NULL: validate only; a missing second name is ""). 0 or -EINVAL. */
+OPT_HIDDEN int opt_inputs_parse(const char *text, char out[2][MODEL_MAX_NAME + 1]);
+/* X and Y of T's (verb, metric) model with MASKS masks in the table (struct opt_config's
+ * feeding). -ENOENT no such model, -EINVAL an input nothing feeds. */
+OPT_HIDDEN int opt_inputs_feed(const struct opt_table *t, const struct opt_model *model,
+			       double masks, double *x, double *y);
+OPT_HIDDEN const struct mrow *opt_model_row_of(const struct opt_model *m, const char *verb,
+					       const char *metric);
 
 #endif

@@ -305,7 +305,10 @@ static bool config_ok(const struct opt_config *c)
 	       c->degradation_threshold <= 1.0 && c->specificity_weight >= 0.0 &&
 	       c->specificity_weight <= 1.0 && c->reorder_hysteresis >= 0.0 &&
 	       c->reorder_hysteresis <= 100.0 && memchr(c->verb, '\0', sizeof(c->verb)) &&
-	       memchr(c->metric, '\0', sizeof(c->metric));
+	       memchr(c->metric, '\0', sizeof(c->metric)) &&
+	       memchr(c->masks_input, '\0', sizeof(c->masks_input)) &&
+	       memchr(c->flows_input, '\0', sizeof(c->flows_input)) &&
+	       c->n_fixed <= sizeof(c->fixed) / sizeof(c->fixed[0]);
 }
 
 int opt_table_new(const struct opt_config *cfg, struct opt_table **out)

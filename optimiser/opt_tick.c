@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimiser/opt_priv.h"
+#include "optimiser/opt_model_priv.h"
 
 static void refill(struct opt_table *t, uint64_t now)
 {
@@ -191,12 +191,15 @@ int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *mo
 	pl.p = p;
 	p->info.masks = t->n_masks + (t->hyper_n > 0);
 	if (model) {
-		double bx, b0;
-		double y = t->cfg.remote_masks;
+		double bx, b0, x, y, x0, y0;
 
-		rc = opt_model_predict(model, t->cfg.verb, t->cfg.metric, p->info.masks, y, &bx);
+		rc = opt_inputs_feed(t, model, p->info.masks, &x, &y);
 		if (rc == 0)
-			rc = opt_model_predict(model, t->cfg.verb, t->cfg.metric, 0, y, &b0);
+			rc = opt_inputs_feed(t, model, 0, &x0, &y0);
+		if (rc == 0)
+			rc = opt_model_predict(model, t->cfg.verb, t->cfg.metric, x, y, &bx);
+		if (rc == 0)
+			rc = opt_model_predict(model, t->cfg.verb, t->cfg.metric, x0, y0, &b0);
 		if (rc == 0 && b0 <= 0.0)
 			rc = -EDOM;
 		if (rc < 0) {

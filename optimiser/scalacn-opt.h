@@ -137,7 +137,12 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
  *   probe, then a saturating walk) and smax(t0,t1,t2) = (t0^32 + t1^32 + t2^32)^(1/32),
  *   negative t counted as 0 (fitting/fit.h)
- * domain_json: [] (unknown), [xlo,xhi] or [xlo,xhi,ylo,yhi]. quality_json: opaque text. */
+ * domain_json: [] (unknown), [xlo,xhi] or [xlo,xhi,ylo,yhi]. quality_json: opaque text.
+ * Version 2 (written since scalacn 0.2; version 1 files still load) adds a column
+ *   inputs   "X" or "X,Y": the dimension names x and y stand for, e.g. "server.decap_masks,
+ *            flows" ("client.masks" = client.encap_masks + client.decap_masks, likewise
+ *            "server.masks"); version 1 files mean "client.masks,server.masks";
+ * and its checksum covers the 9 columns (inputs last) in the same way. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK };
 #define OPT_MODEL_MAX_PARAMS 5
@@ -151,6 +156,7 @@ struct opt_model_row {
 	double domain[4];
 	size_t n_domain;          /* 0, 2 or 4 */
 	const char *quality_json; /* NULL = "{}" */
+	const char *inputs;       /* "X,Y" dimension names; NULL = "client.masks,server.masks" */
 };
 
 struct opt_model;
@@ -174,6 +180,12 @@ OPT_API int opt_model_predict(const struct opt_model *m, const char *verb, const
 			      double x, double y, double *value);
 OPT_API int opt_model_in_domain(const struct opt_model *m, const char *verb,
 				const char *metric, double x, double y);
+/* The dimension names the (VERB, METRIC) model's x and y stand for (*Y is "" for a one-input
+ * model); pointers live as long as M. -ENOENT no such model. */
+OPT_API int opt_model_inputs(const struct opt_model *m, const char *verb, const char *metric,
+			     const char **x, const char **y);
+/* "send/bw write/bw write/lat": the (verb, metric) pairs M holds, into BUF (truncated). */
+OPT_API const char *opt_model_list(const struct opt_model *m, char *buf, size_t len);
 
 /* ---- The table ------------------------------------------------------------------------- */
 struct opt_config {
@@ -189,12 +201,25 @@ struct opt_config {
 				       * larger (0.25 = 25%), so noise does not churn the NIC */
 	bool always_optimise;         /* with no model, plan on every tick (false) */
 	char verb[32], metric[32];    /* model consulted by tick ("write", "bw") */
-	double remote_masks;          /* y for two-input models (0) */
+	double remote_masks;          /* version-1 feeding: y when masks_input is "" (0) */
+	/* Feeding the model's inputs by name (opt_table_check_model): the input named
+	 * MASKS_INPUT gets the table's cascading masks (+1 while the hyper mask is in use) plus
+	 * its value in FIXED (0 when absent: a sum such as "server.masks" adds the other
+	 * direction's masks there); FLOWS_INPUT gets the table's rule count; any other input
+	 * its value in FIXED. MASKS_INPUT "" = version-1 feeding: x = masks, y = remote_masks. */
+	char masks_input[64];         /* e.g. "server.decap_masks" ("") */
+	char flows_input[64];         /* e.g. "flows" ("": no input fed with the rule count) */
+	struct opt_input { char name[64]; double value; } fixed[8];
+	unsigned n_fixed;
 	uint64_t hash_seed;           /* seeds the table's hashes against flooding (any value) */
 };
 OPT_API void opt_config_default(struct opt_config *cfg);
 
 struct opt_table;
+
+/* Set input NAME to VALUE in CFG->fixed (replacing an earlier value). -ENOSPC when full,
+ * -EINVAL bad name. */
+OPT_API int opt_config_set_input(struct opt_config *cfg, const char *name, double value);
 
 /* NULL CFG means defaults. -EINVAL on out-of-range config values. */
 OPT_API int opt_table_new(const struct opt_config *cfg, struct opt_table **out);
@@ -278,14 +303,22 @@ struct opt_plan_info {
 
 struct opt_plan;
 
-/* Advance the window to NOW, predict x = masks (+1 when the hyper mask is in use), and plan
+/* Advance the window to NOW, predict with the model's inputs fed as struct opt_config says
+ * (version-1 feeding: x = masks, +1 when the hyper mask is in use), and plan
  * (see the file's essay and DESIGN.md). Dead hyper copies are evicted and a nearly exhausted
  * prio space is re-spread on every tick; the rest only when triggered. MODEL may be NULL.
  * *PLAN is always set on success (possibly with no ops); free it with opt_plan_free. Plans
  * must be applied (or dropped) before the table changes: opt_plan_apply refuses a stale plan.
- * -ENOENT the model lacks cfg.verb/cfg.metric, -EDOM bw(0) is not positive, -ENOMEM. */
+ * -ENOENT the model lacks cfg.verb/cfg.metric, -EINVAL an input is not fed (see
+ * opt_table_check_model for the message), -EDOM bw(0) is not positive, -ENOMEM. */
 OPT_API int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *model,
 			   struct opt_plan **plan);
+/* Whether tick can consult MODEL with T's config: the (verb, metric) exists and each of its
+ * inputs is fed (see struct opt_config). 0, or -ENOENT (ERR says which verbs/metrics the
+ * file holds) / -EINVAL (ERR names the input nothing feeds). */
+OPT_API int opt_table_check_model(const struct opt_table *t, const struct opt_model *model,
+				  char *err, size_t errlen);
+
 /* Apply PLAN to the table's layout. -ESTALE the table changed since the plan was made. */
 OPT_API int opt_plan_apply(struct opt_table *t, const struct opt_plan *plan);
 OPT_API void opt_plan_free(struct opt_plan *p);

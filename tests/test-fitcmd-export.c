@@ -163,7 +163,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
 					   cases[c].ff == FIT_CAP2 ? "bw" : "lat", cases[c].of,
-					   { 0 }, cases[c].n, { 0 }, 0, NULL };
+					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 
 		memcpy(r.params, cases[c].p, sizeof(r.params));
@@ -182,7 +182,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	}
 	/* s must be positive; parameter counts are checked. */
 	struct opt_model_row bad = { "R", "fw", "send", "bw", OPT_FORM_CAP,
-				     { 177, 0.45, 0.05, -1 }, 4, { 0 }, 0, NULL };
+				     { 177, 0.45, 0.05, -1 }, 4, { 0 }, 0, NULL, NULL };
 	assert_int_equal(opt_model_write(f->out, &bad, 1, msg, sizeof(msg)), -EINVAL);
 	bad.form = OPT_FORM_WALK;
 	bad.n_params = 2;
@@ -269,7 +269,7 @@ static void test_fitcmd_export_damaged_refused(void **state)
 	spit(bad, buf, n);
 	free(buf);
 	assert_int_equal(sqlite3_open(bad, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '2' WHERE key = 'version'", NULL,
+	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '3' WHERE key = 'version'", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EPROTO);

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-opt-inputs: a model's inputs by name (model file version 2) and how a table feeds
+ * them (optimiser/opt_inputs.c): the table's masks into the input it names, its rule count
+ * into the flows input, fixed values into the rest; a missing (verb, metric) or an unfed
+ * input is refused with a message naming what the file holds; version-1 files still load
+ * and keep their feeding (x = masks, y = remote_masks).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "optimiser/scalacn-opt.h"
+
+static void tmp_path(char *buf, size_t len)
+{
+	static int n;
+
+	snprintf(buf, len, "/tmp/scn-opt-inputs-%d-%d.db", (int)getpid(), n++);
+	unlink(buf);
+}
+
+/* bw = 100 - 1 * x - 0.01 * y on (server.decap_masks, flows): a plane is exact to check. */
+static const struct opt_model_row named = {
+	"R", "fw", "send", "bw", OPT_FORM_PLANE, { -1, -0.01, 100 }, 3, { 0 }, 0, NULL,
+	"server.decap_masks,flows"
+};
+
+static struct opt_table *table_with(unsigned masks, unsigned rules_per_mask,
+				    const char *masks_input, const char *flows_input)
+{
+	struct opt_config cfg;
+	struct opt_table *t = NULL;
+	uint32_t id = 1;
+
+	opt_config_default(&cfg);
+	snprintf(cfg.verb, sizeof(cfg.verb), "send");
+	snprintf(cfg.masks_input, sizeof(cfg.masks_input), "%s", masks_input);
+	snprintf(cfg.flows_input, sizeof(cfg.flows_input), "%s", flows_input);
+	assert_int_equal(opt_table_new(&cfg, &t), 0);
+	for (unsigned m = 0; m < masks; m++)
+		for (unsigned k = 0; k < rules_per_mask; k++) {
+			struct opt_rule r = { .id = id++, .priority = 1 };
+
+			r.mask.fields = 1u << OPT_F_IP_DST | 1u << (OPT_F_IP_PROTO + m % 4);
+			r.mask.plen[OPT_F_IP_DST] = (uint8_t)(32 - m / 4);
+			r.v[OPT_F_IP_DST] = ((uint64_t)k << 8) & 0xffffffffu;
+			r.v[OPT_F_IP_PROTO + m % 4] = 6;
+			assert_int_equal(opt_table_add_rule(t, &r, 0), 0);
+		}
+	return t;
+}
+
+static void test_opt_inputs_named_model_roundtrip(void **state)
+{
+	char path[80], err[256] = "";
+	const char *x = NULL, *y = NULL;
+	struct opt_model *m = NULL;
+	double v;
+
+	(void)state;
+	tmp_path(path, sizeof(path));
+	assert_int_equal(opt_model_write(path, &named, 1, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_inputs(m, "send", "bw", &x, &y), 0);
+	assert_string_equal(x, "server.decap_masks");
+	assert_string_equal(y, "flows");
+	assert_int_equal(opt_model_inputs(m, "write", "bw", &x, &y), -ENOENT);
+	assert_int_equal(opt_model_predict(m, "send", "bw", 10, 1000, &v), 0);
+	assert_true(v > 79.99 && v < 80.01);
+	opt_model_free(m);
+	unlink(path);
+}
+
+/* The table's masks go to server.decap_masks, its rules to flows: degradation 1 - bw/bw0
+ * with bw0 at 0 masks and the same flows. */
+static void test_opt_inputs_table_feeds_by_name(void **state)
+{
+	char path[80], err[256] = "";
+	struct opt_model *m = NULL;
+	struct opt_table *t = table_with(20, 50, "server.decap_masks", "flows");
+	struct opt_plan *p = NULL;
+	struct opt_plan_info info;
+
+	(void)state;
+	tmp_path(path, sizeof(path));
+	assert_int_equal(opt_model_write(path, &named, 1, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_table_check_model(t, m, err, sizeof(err)), 0);
+	assert_int_equal(opt_table_tick(t, 1, m, &p), 0);
+	opt_plan_info(p, &info);
+	/* bw(20 masks, 1000 flows) = 70, bw(0, 1000) = 90 */
+	assert_true(info.degradation > 0.2221 && info.degradation < 0.2223);
+	assert_true(info.triggered);
+	opt_plan_free(p);
+	opt_table_free(t);
+	opt_model_free(m);
+	unlink(path);
+}
+
+static void test_opt_inputs_unfed_and_missing_refused(void **state)
+{
+	char path[80], err[256] = "";
+	struct opt_model *m = NULL;
+	struct opt_table *t = table_with(2, 1, "server.decap_masks", "");
+	struct opt_plan *p = NULL;
+	struct opt_config cfg;
+
+	(void)state;
+	tmp_path(path, sizeof(path));
+	assert_int_equal(opt_model_write(path, &named, 1, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_table_check_model(t, m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'flows'"));
+	assert_int_equal(opt_table_tick(t, 1, m, &p), -EINVAL);
+	opt_table_free(t);
+	/* a fixed value feeds it */
+	opt_config_default(&cfg);
+	snprintf(cfg.verb, sizeof(cfg.verb), "send");
+	snprintf(cfg.masks_input, sizeof(cfg.masks_input), "server.decap_masks");
+	assert_int_equal(opt_config_set_input(&cfg, "flows", 4096), 0);
+	assert_int_equal(opt_table_new(&cfg, &t), 0);
+	assert_int_equal(opt_table_check_model(t, m, err, sizeof(err)), 0);
+	opt_table_free(t);
+	/* a (verb, metric) the file lacks names what it has */
+	snprintf(cfg.verb, sizeof(cfg.verb), "write");
+	assert_int_equal(opt_table_new(&cfg, &t), 0);
+	assert_int_equal(opt_table_check_model(t, m, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no write/bw model; it holds send/bw"));
+	opt_table_free(t);
+	opt_model_free(m);
+	unlink(path);
+}
+
+/* A version-1 file (no inputs column) loads as client.masks,server.masks and keeps the old
+ * feeding (x = the table's masks, y = remote_masks). */
+static void test_opt_inputs_version1_file_loads(void **state)
+{
+	char path[80], err[256] = "";
+	const char *x, *y;
+	struct opt_model *m = NULL;
+	sqlite3 *h;
+
+	(void)state;
+	tmp_path(path, sizeof(path));
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	/* the version-1 layout; checksum = FNV-1a of the one row's 8 values (0x1f, 0x1e) */
+	assert_int_equal(sqlite3_exec(h,
+		"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+		"CREATE TABLE models(rnic_model TEXT NOT NULL, firmware TEXT NOT NULL,"
+		" verb TEXT NOT NULL, metric TEXT NOT NULL, form TEXT NOT NULL,"
+		" params_json TEXT NOT NULL, domain_json TEXT NOT NULL, quality_json TEXT NOT NULL);"
+		"INSERT INTO models VALUES('R','fw','write','bw','line','[-1,100]','[]','{}');",
+		NULL, NULL, NULL), SQLITE_OK);
+	{
+		const char *vals[] = { "R", "fw", "write", "bw", "line", "[-1,100]", "[]", "{}" };
+		uint64_t hash = 0xcbf29ce484222325ULL;
+		char sql[160];
+
+		for (int c = 0; c < 8; c++) {
+			for (const char *s = vals[c]; *s; s++)
+				hash = (hash ^ (unsigned char)*s) * 0x100000001b3ULL;
+			hash = (hash ^ 0x1f) * 0x100000001b3ULL;
+		}
+		hash = (hash ^ 0x1e) * 0x100000001b3ULL;
+		snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
+			 "('version','1'),('checksum','%016llx')", (unsigned long long)hash);
+		assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	sqlite3_close(h);
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_inputs(m, "write", "bw", &x, &y), 0);
+	assert_string_equal(x, "client.masks");
+	assert_string_equal(y, "server.masks");
+	opt_model_free(m);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opt_inputs_named_model_roundtrip),
+		cmocka_unit_test(test_opt_inputs_table_feeds_by_name),
+		cmocka_unit_test(test_opt_inputs_unfed_and_missing_refused),
+		cmocka_unit_test(test_opt_inputs_version1_file_loads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
