@@ -273,8 +273,13 @@ static struct opt_model *export_agrees(struct fx *f, const char *rnic, const str
 	char msg[512];
 	double v;
 
+	/* one input did not vary: degenerate for an agent, refused unless forced */
+	assert_non_null(strstr(m->quality_json, "\"degenerate\":\"input client.masks did not vary"));
 	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
-							(char *)rnic, "-o", f->out, NULL }), 0);
+							(char *)rnic, "-o", f->out, NULL }), 2);
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							(char *)rnic, "-o", f->out, "--force",
+							NULL }), 0);
 	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
 	assert_int_equal(opt_model_predict(om, "write", "bw", 0, y, &v), 0);
 	assert_int_equal(hx_fit_predict(m, 0, y, &pr, &f->err), 0);

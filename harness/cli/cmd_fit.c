@@ -20,12 +20,14 @@
 
 struct fit_cli {
 	const char *db, *rnic, *verb, *metric, *firmware, *out, *format;
+	const char *inputs;     /* --inputs X[,Y] (NULL: client.masks,server.masks) */
 	enum fit_form forms[FIT_FORM_COUNT];
 	size_t n_forms;
 	unsigned long long seed;
 	long long model;
 	double x, y;
 	bool has_x, has_y, json;
+	bool force;             /* export: take models that are not valid */
 	const char *where[9];   /* --where DIM=LEVEL filters, NULL-terminated */
 	size_t n_where;
 };
@@ -81,6 +83,8 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	case 'J': o->json = true; return 0;
 	case 'k': return parse_forms(cmd, optarg, o);
 	case 'w': return add_where(cmd, optarg, o);
+	case 'I': o->inputs = optarg; return 0;
+	case 'X': o->force = true; return 0;
 	case 'x': o->has_x = true; return parse_num(cmd, "--masks-local", optarg, &o->x);
 	case 'y': o->has_y = true; return parse_num(cmd, "--masks-remote", optarg, &o->y);
 	case 'm':
@@ -109,6 +113,7 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 		{ "masks-remote", required_argument, NULL, 'y' },
 		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
+		{ "inputs", required_argument, NULL, 'I' },   { "force", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
@@ -167,8 +172,11 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 	       " left out: %zu ok trials at other settings, %zu not ok)\n", d->rnic_model, d->verb,
 	       d->metric, d->firmware[0] ? d->firmware : "?", (long long)row->id, fi->name, d->n,
 	       d->n_trials, d->n_other, d->n_not_ok);
-	printf("  %s = %s   (x = local/client masks, y = remote/server masks)\n", d->metric,
-	       fi->expr);
+	if (!strcmp(d->inputs, HX_FIT_INPUTS))
+		printf("  %s = %s   (x = local/client masks, y = remote/server masks)\n", d->metric,
+		       fi->expr);
+	else
+		printf("  %s = %s   (inputs %s)\n", d->metric, fi->expr, d->inputs);
 	for (size_t i = 0; i < m->n_params; i++)
 		if (m->se[i] == 0)
 			printf("  %-3s = %14.6g  (fixed: its input did not vary)\n",
@@ -262,7 +270,7 @@ int hx_cmd_fit(int argc, char **argv)
 					      fit_form_name(o.forms[i]));
 	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
-	rc = hx_fit_collect_where(db, o.rnic, o.verb, o.metric, o.where, &set, &err);
+	rc = hx_fit_collect_inputs(db, o.rnic, o.verb, o.metric, o.where, o.inputs, &set, &err);
 	if (rc < 0) {
 		res_close(db);
 		return hx_report_error(&err);
@@ -315,6 +323,14 @@ static int print_model_line(const struct res_model *m, void *vctx)
 	printf("%5lld  %-16s %-10s %-5s %-3s %-8s %5s %6.0f %7.4f %8.2f%%  %s\n", (long long)m->id,
 	       m->rnic_model, m->firmware, m->verb, m->metric, m->form, m->valid ? "yes" : "no",
 	       qnum(q, "n_points"), qnum(q, "r2"), 100 * qnum(q, "cv_max_bias"), m->params_json);
+	{
+		struct json_object *dg = NULL;
+
+		if (json_object_object_get_ex(q, "degenerate", &dg) &&
+		    json_object_is_type(dg, json_type_string))
+			printf("       not exported to agents (export --force takes it): %s; inputs %s\n",
+			       json_object_get_string(dg), m->inputs);
+	}
 	json_object_put(q);
 	return 0;
 }
@@ -441,7 +457,7 @@ int hx_cmd_export(int argc, char **argv)
 		return hx_usage_error("export", "--format takes sqlite or yaml, not '%s'", o.format);
 	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
-	rc = hx_fit_export(db, o.rnic, o.firmware, o.out, fmt, &info, &err);
+	rc = hx_fit_export(db, o.rnic, o.firmware, o.force, o.out, fmt, &info, &err);
 	res_close(db);
 	if (rc < 0)
 		return hx_report_error(&err);

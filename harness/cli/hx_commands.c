@@ -91,11 +91,14 @@ const struct hx_command hx_commands[] = {
 	  hx_cmd_compare },
 	{ "fit", "fit per-RNIC performance models from stored trials",
 	  "usage: scalacn fit [--db FILE] [--rnic MODEL] [--verb V] [--metric bw|lat]\n"
-	  "                   [--form F[,F...]] [--where DIM=LEVEL ...] [--seed N] [--json]\n\n"
+	  "                   [--form F[,F...]] [--where DIM=LEVEL ...] [--inputs X[,Y]]\n"
+	  "                   [--seed N] [--json]\n\n"
 	  "Fits and stores one model per (RNIC model, verb, metric) of the trials in the database.\n"
-	  "Inputs (the ScalaCN paper's): x = masks on the local (client) host = client.encap_masks\n"
-	  "+ client.decap_masks, y = masks on the remote (server) host = server.encap_masks +\n"
-	  "server.decap_masks. Only ok trials at the most common setting of the other dimensions\n"
+	  "Inputs by default (the ScalaCN paper's): x = masks on the local (client) host =\n"
+	  "client.encap_masks + client.decap_masks, y = masks on the remote (server) host =\n"
+	  "server.encap_masks + server.decap_masks; --inputs names others (the dimensions the\n"
+	  "causes name, e.g. server.decap_masks,flows), which the exported model file keeps so\n"
+	  "that an agent feeds each by name. Only ok trials at the most common setting of the other dimensions\n"
 	  "(flows, msg_size, ...) and firmware are used; the trials of one (x, y) count as one\n"
 	  "point, their median. Forms: rbf2, service2, plane, cap2 (bw); plane, rbf2, service2,\n"
 	  "walk2 (lat);\n"
@@ -111,6 +114,8 @@ const struct hx_command hx_commands[] = {
 	  "  --seed N       seed of the fit's starts and cross-validation folds (default 1)\n"
 	  "  --where D=L    only trials whose point has dimension D at level L (repeatable;\n"
 	  "                 e.g. --where msg_size=2 for imported perftest -a logs)\n"
+	  "  --inputs X,Y   the model's inputs: dimension names, or client.masks / server.masks\n"
+	  "                 (a host's encap + decap masks); default client.masks,server.masks\n"
 	  "  --json         print the stored models as JSON\n\n"
 	  "Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
 	  hx_cmd_fit },
@@ -124,8 +129,11 @@ const struct hx_command hx_commands[] = {
 	  hx_cmd_predict },
 	{ "export", "export fitted models for the runtime optimiser",
 	  "usage: scalacn export --rnic MODEL -o FILE [--db FILE] [--firmware FW]\n"
-	  "                      [--format sqlite|yaml]\n\n"
-	  "Writes the newest valid model per (verb, metric) of one RNIC model. sqlite (default): the\n"
+	  "                      [--format sqlite|yaml] [--force]\n\n"
+	  "Writes the newest valid model per (verb, metric) of one RNIC model (valid: it converged,\n"
+	  "each input varied, its standard errors are finite, its held-out bias is at most 10%;\n"
+	  "'scalacn models' says why one is not; --force exports the newest one anyway; the file\n"
+	  "names the inputs, which an agent feeds by name). sqlite (default): the\n"
 	  "self-contained model file agents load with opt_model_load (libscalacn-opt), checksum\n"
 	  "inside. yaml: a rendering for people. Knee models are not exported to agents (the\n"
 	  "optimiser's knee is another shape).\n",

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hx_fit: collect the data of per-RNIC models from the store (the rules are in hx_fit.h:
- * x = client masks, y = server masks, only ok trials, only the most common setting of the
- * other dimensions and firmware).
+ * x and y are the named inputs, by default client masks and server masks; only ok trials,
+ * only the most common setting of the other dimensions and firmware).
  *
  * Assumes points' levels_json are JSON objects as the harness writes them (hx_point_json);
  * a trial whose levels are not an object, or whose campaign has no rnic_model, cannot be
@@ -17,9 +17,11 @@
 
 #include "harness/fit/hx_fit.h"
 
-static const char *const mask_keys[2][2] = {
-	{ "client.encap_masks", "client.decap_masks" },
-	{ "server.encap_masks", "server.decap_masks" },
+/* What an input name sums: a host's "masks" are its encap plus decap masks; any other name
+ * is the one dimension of that name. */
+static const struct { const char *name, *keys[2]; } sums[] = {
+	{ "client.masks", { "client.encap_masks", "client.decap_masks" } },
+	{ "server.masks", { "server.encap_masks", "server.decap_masks" } },
 };
 
 struct camp {
@@ -42,6 +44,8 @@ struct grp {
 
 struct collect {
 	const char *rnic, *verb, *metric;
+	char input[2][64];         /* x and y ("" = none); "X,Y" fits hx_fit_data.inputs */
+	const char *keys[2][2];    /* the level keys each input sums (NULL = none) */
 	const char *const *where;  /* "dimension=level" filters, NULL-terminated (or NULL) */
 	struct camp *camps;
 	size_t n_camps, cap_camps;
@@ -116,13 +120,36 @@ static struct grp *find_grp(struct collect *k, const char *rnic, const char *ver
 	return g;
 }
 
-static bool excluded_key(const char *key)
+static bool excluded_key(const struct collect *k, const char *key)
 {
-	for (int h = 0; h < 2; h++)
-		for (int d = 0; d < 2; d++)
-			if (!strcmp(key, mask_keys[h][d]))
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (k->keys[i][j] && !strcmp(key, k->keys[i][j]))
 				return true;
 	return !strcmp(key, "verb") || !strcmp(key, "metric");
+}
+
+/* INPUTS "X" or "X,Y" (NULL = HX_FIT_INPUTS) into K's names and keys. -EINVAL bad text. */
+static int set_inputs(struct collect *k, const char *inputs)
+{
+	const char *text = inputs ? inputs : HX_FIT_INPUTS, *comma = strchr(text, ',');
+	size_t n0 = comma ? (size_t)(comma - text) : strlen(text);
+
+	if (n0 == 0 || n0 >= 63 || (comma && (!comma[1] || strchr(comma + 1, ',') ||
+					      strlen(comma + 1) >= 63)))
+		return -EINVAL;
+	memcpy(k->input[0], text, n0);
+	snprintf(k->input[1], sizeof(k->input[1]), "%s", comma ? comma + 1 : "");
+	for (int i = 0; i < 2; i++) {
+		k->keys[i][0] = k->input[i][0] ? k->input[i] : NULL;
+		k->keys[i][1] = NULL;
+		for (size_t s = 0; s < sizeof(sums) / sizeof(sums[0]); s++)
+			if (!strcmp(k->input[i], sums[s].name)) {
+				k->keys[i][0] = sums[s].keys[0];
+				k->keys[i][1] = sums[s].keys[1];
+			}
+	}
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -131,7 +158,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* FIRMWARE "\x1f" {other dimensions, keys sorted}; NULL on no memory. */
-static char *signature(struct json_object *levels, const char *firmware)
+static char *signature(const struct collect *k, struct json_object *levels,
+		       const char *firmware)
 {
 	const char *keys[128];
 	size_t nk = 0;
@@ -143,7 +171,7 @@ static char *signature(struct json_object *levels, const char *firmware)
 		return NULL;
 	json_object_object_foreach(levels, key, val) {
 		(void)val;
-		if (!excluded_key(key) && nk < sizeof(keys) / sizeof(keys[0]))
+		if (!excluded_key(k, key) && nk < sizeof(keys) / sizeof(keys[0]))
 			keys[nk++] = key;
 	}
 	qsort(keys, nk, sizeof(keys[0]), cmp_str);
@@ -179,7 +207,7 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 		   const struct camp *cp, double v)
 {
 	struct rec *r;
-	char *sig = signature(lv, cp->firmware);
+	char *sig = signature(k, lv, cp->firmware);
 
 	if (!sig || grow((void **)&k->recs, &k->cap_recs, k->n_recs, sizeof(*k->recs))) {
 		free(sig);
@@ -189,8 +217,13 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 	r->group = group;
 	r->idx = k->n_recs++;
 	r->sig = sig;
-	r->x = level_of(lv, mask_keys[0][0]) + level_of(lv, mask_keys[0][1]);
-	r->y = level_of(lv, mask_keys[1][0]) + level_of(lv, mask_keys[1][1]);
+	r->x = r->y = 0;
+	for (int j = 0; j < 2; j++) {
+		if (k->keys[0][j])
+			r->x += level_of(lv, k->keys[0][j]);
+		if (k->keys[1][j])
+			r->y += level_of(lv, k->keys[1][j]);
+	}
 	r->v = v;
 	r->campaign = cp->id;
 	return 0;
@@ -305,11 +338,14 @@ double hx_level_number(const char *text)
 
 /* Fill D from the N records R of the winning setting of group G (reordered here): one data
  * point per distinct (x, y), the median of its trials. */
-static int fill_data(struct hx_fit_data *d, const struct grp *g, struct rec *r, size_t n)
+static int fill_data(const struct collect *k, struct hx_fit_data *d, const struct grp *g,
+		     struct rec *r, size_t n)
 {
 	const char *sep = strchr(r[0].sig, '\x1f');
 
 	memset(d, 0, sizeof(*d));
+	snprintf(d->inputs, sizeof(d->inputs), "%s%s%s", k->input[0], k->input[1][0] ? "," : "",
+		 k->input[1]);
 	snprintf(d->rnic_model, sizeof(d->rnic_model), "%s", g->rnic);
 	snprintf(d->verb, sizeof(d->verb), "%s", g->verb);
 	snprintf(d->metric, sizeof(d->metric), "%s", g->metric);
@@ -359,7 +395,7 @@ static int build_set(struct collect *k, struct hx_fit_set *s)
 			}
 			j = run;
 		}
-		if (fill_data(&s->d[s->n++], &k->grps[g], &k->recs[best], best_n))
+		if (fill_data(k, &s->d[s->n++], &k->grps[g], &k->recs[best], best_n))
 			return -ENOMEM;
 		i = j;
 	}
@@ -395,6 +431,13 @@ int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
 			 const char *metric, const char *const *where, struct hx_fit_set **out,
 			 struct scn_error *err)
 {
+	return hx_fit_collect_inputs(db, rnic, verb, metric, where, NULL, out, err);
+}
+
+int hx_fit_collect_inputs(struct res_db *db, const char *rnic, const char *verb,
+			  const char *metric, const char *const *where, const char *inputs,
+			  struct hx_fit_set **out, struct scn_error *err)
+{
 	struct collect k = { .rnic = rnic, .verb = verb, .metric = metric, .where = where };
 	struct hx_fit_set *s;
 	int rc;
@@ -402,6 +445,10 @@ int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
 	if (!db || !out)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "hx_fit_collect: NULL");
 	*out = NULL;
+	if (set_inputs(&k, inputs) < 0)
+		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL, "inputs '%s': expected one or two "
+				     "dimension names, X or X,Y (e.g. server.decap_masks,flows)",
+				     inputs);
 	rc = res_campaign_each(db, on_campaign, &k, err);
 	if (rc == 0)
 		rc = res_trial_each(db, 0, on_trial, &k, err);

@@ -76,6 +76,10 @@
 #include "results/res_models.h"
 
 #define HX_FIT_INPUTS "client.masks,server.masks"
+/* A valid model is exported to agents only when it is not degenerate: each input varied,
+ * every standard error is finite and its maximum held-out bias is at most this; otherwise
+ * quality_json "degenerate" says why (export --force takes it anyway). */
+#define HX_FIT_MAX_BIAS 0.10
 
 /*
  * The data of one (RNIC model, verb, metric) group.
@@ -93,6 +97,7 @@ struct hx_fit_data {
 	size_t n_other;        /* ok trials left out: another setting of the other dimensions */
 	size_t n_not_ok;       /* trials of the group whose status was not "ok" */
 	char fixed_json[1024]; /* the kept setting, a JSON object with sorted keys */
+	char inputs[128];      /* "X,Y": the dimension names x and y stand for */
 };
 
 struct hx_fit_set;
@@ -107,6 +112,12 @@ int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const 
 int hx_fit_collect_where(struct res_db *db, const char *rnic, const char *verb,
 			 const char *metric, const char *const *where, struct hx_fit_set **out,
 			 struct scn_error *err);
+/* As hx_fit_collect_where with the inputs named by INPUTS, "X" or "X,Y" (NULL =
+ * HX_FIT_INPUTS): each a dimension of the points' levels, or "client.masks" /
+ * "server.masks" (a host's encap + decap masks). The other dimensions form the setting. */
+int hx_fit_collect_inputs(struct res_db *db, const char *rnic, const char *verb,
+			  const char *metric, const char *const *where, const char *inputs,
+			  struct hx_fit_set **out, struct scn_error *err);
 /* "8K" -> 8192, "2M" -> 2097152, "0.5" -> 0.5; NAN when TEXT is not a number. */
 double hx_level_number(const char *text);
 size_t hx_fit_set_count(const struct hx_fit_set *s);
@@ -150,8 +161,10 @@ struct hx_export_info {
 
 /* Write the newest valid model per (verb, metric) of RNIC (FIRMWARE NULL = any) to PATH.
  * -ENOENT no valid model, -EINVAL bad arguments, I/O errors as negative errno. */
-int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, const char *path,
-		  enum hx_export_format fmt, struct hx_export_info *info, struct scn_error *err);
+/* FORCE: the newest model per (verb, metric) even when it is not valid (degenerate). */
+int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, bool force,
+		  const char *path, enum hx_export_format fmt, struct hx_export_info *info,
+		  struct scn_error *err);
 
 
 /* ---- JSON text builder (the fit room's, and the CLI's fit commands') ------------------- */

@@ -22,16 +22,55 @@
 
 struct pick {
 	const char *rnic, *firmware;
+	bool force;             /* take the newest model even when it is not valid */
 	struct res_model *rows; /* one per (verb, metric), newest valid */
 	size_t n;
+	size_t n_invalid;       /* models left out because they are not valid */
+	char invalid[512];      /* "send/bw #3: why; ..." of the newest ones left out */
 };
+
+/* Why a stored model is not exportable: not valid, or quality_json "degenerate". NULL when
+ * it is exportable. */
+static const char *unexportable(const struct res_model *m, int *len)
+{
+	const char *k = strstr(m->quality_json, "\"degenerate\":\""), *end;
+
+	*len = 23;
+	if (!m->valid)
+		return "the fit did not converge";
+	if (!k)
+		return NULL;
+	k += 14;
+	end = strchr(k, '"');
+	*len = end ? (int)(end - k) : 0;
+	return k;
+}
+
+static void note_invalid(struct pick *p, const struct res_model *m)
+{
+	int n;
+	const char *why = unexportable(m, &n);
+	size_t o = strlen(p->invalid);
+
+	p->n_invalid++;
+	if (o >= sizeof(p->invalid) - 1)
+		return;
+	snprintf(p->invalid + o, sizeof(p->invalid) - o, "%s%s/%s #%lld: %.*s", o ? "; " : "",
+		 m->verb, m->metric, (long long)m->id, n, why);
+}
 
 static int on_model(const struct res_model *m, void *vctx)
 {
 	struct pick *p = vctx;
 
-	if (!m->valid || (p->firmware && strcmp(p->firmware, m->firmware)))
+	if (p->firmware && strcmp(p->firmware, m->firmware))
 		return 0;
+	int n;
+
+	if (unexportable(m, &n) && !(p->force && m->valid)) {
+		note_invalid(p, m);
+		return 0;
+	}
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->rows[i].verb, m->verb) && !strcmp(p->rows[i].metric, m->metric)) {
 			p->rows[i] = *m; /* id order: a later row is newer */
@@ -120,6 +159,7 @@ static int to_opt_row(const struct res_model *r, struct opt_model_row *o, char *
 	}
 	export_quality(r, qbuf, qcap);
 	o->quality_json = qbuf;
+	o->inputs = r->inputs[0] ? r->inputs : NULL; /* the names x and y stand for */
 	return 0;
 }
 
@@ -231,10 +271,11 @@ static int write_yaml(const struct pick *p, const char *path, struct hx_export_i
 	return rc;
 }
 
-int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, const char *path,
-		  enum hx_export_format fmt, struct hx_export_info *info, struct scn_error *err)
+int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, bool force,
+		  const char *path, enum hx_export_format fmt, struct hx_export_info *info,
+		  struct scn_error *err)
 {
-	struct pick p = { .rnic = rnic, .firmware = firmware };
+	struct pick p = { .rnic = rnic, .firmware = firmware, .force = force };
 	int rc;
 
 	if (!db || !rnic || !rnic[0] || !path || !info)
@@ -247,7 +288,11 @@ int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, con
 	if (rc == -E2BIG)
 		rc = scn_error_set(err, SCN_ERR_USAGE, -E2BIG, "%s: more than %d (verb, metric) models",
 				   rnic, EXPORT_MAX);
-	if (rc == 0 && p.n == 0)
+	if (rc == 0 && p.n == 0 && p.n_invalid)
+		rc = scn_error_set(err, SCN_ERR_USAGE, -ENOENT,
+				   "no exportable model for RNIC model '%s': %s (export --force takes "
+				   "degenerate ones anyway)", rnic, p.invalid);
+	else if (rc == 0 && p.n == 0)
 		rc = scn_error_set(err, SCN_ERR_USAGE, -ENOENT,
 				   "no valid model for RNIC model '%s'%s%s (run 'scalacn fit' first)",
 				   rnic, firmware ? " firmware " : "", firmware ? firmware : "");

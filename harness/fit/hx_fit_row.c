@@ -102,10 +102,47 @@ static void render_quality_of(struct hx_sb *s, const struct fit_model *m)
 	hx_sb_num(s, m->q.cv_max_bias);
 }
 
+/* Why the model is degenerate for an agent (export refuses it), or NULL: the fit did not
+ * converge, an
+ * input did not vary (the model cannot tell what that input does), the covariance is
+ * singular (a standard error is not finite), or its held-out bias is above the export
+ * limit. Written into WHY (or a constant). Such a model still predicts within its domain. */
+static const char *degenerate(const struct hx_fit_data *d, const struct fit_model *m,
+			      char *why, size_t len)
+{
+	bool vary[2] = { false, false };
+
+	if (!m->valid)
+		return "the fit did not converge";
+	for (size_t i = 1; i < d->n; i++)
+		for (int j = 0; j < 2; j++)
+			vary[j] = vary[j] || d->x[i][j] != d->x[0][j];
+	for (int j = 0; j < 2; j++)
+		if (!vary[j] && (j == 0 || strchr(d->inputs, ','))) {
+			const char *comma = strchr(d->inputs, ',');
+
+			snprintf(why, len, "input %.*s did not vary (every point at %g)",
+				 j == 0 ? (int)(comma ? comma - d->inputs : 64) : 64,
+				 j == 0 ? d->inputs : comma + 1, d->x[0][j]);
+			return why;
+		}
+	for (size_t i = 0; i < m->n_params; i++)
+		if (!isfinite(m->se[i]))
+			return "singular covariance: a standard error is not finite";
+	if (!(m->q.cv_max_bias <= HX_FIT_MAX_BIAS)) {
+		snprintf(why, len, "held-out bias %.1f%% is above the export limit %.0f%%",
+			 100 * m->q.cv_max_bias, 100 * HX_FIT_MAX_BIAS);
+		return why;
+	}
+	return NULL;
+}
+
 static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 			   const struct fit_selection *sel)
 {
 	const struct fit_model *m = &sel->models[sel->best];
+	char buf[160];
+	const char *why = degenerate(d, m, buf, sizeof(buf));
 
 	hx_sb_printf(s, "{\"n_points\":%zu,\"n_trials\":%zu,", m->n_points, d->n_trials);
 	render_quality_of(s, m);
@@ -115,6 +152,11 @@ static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 	hx_sb_num(s, m->q.cv_rmse);
 	hx_sb_printf(s, ",\"reason\":");
 	hx_sb_str(s, sel->reason);
+	hx_sb_printf(s, ",\"degenerate\":");
+	if (why)
+		hx_sb_str(s, why);
+	else
+		hx_sb_printf(s, "null");
 	hx_sb_printf(s, ",\"tie_break\":%s,\"candidates\":[", sel->tie_break ? "true" : "false");
 	for (size_t i = 0; i < sel->n_models; i++) {
 		const struct fit_model *c = &sel->models[i];
@@ -143,7 +185,7 @@ int hx_fit_row(const struct hx_fit_data *d, const struct fit_selection *sel,
 	snprintf(row->verb, sizeof(row->verb), "%s", d->verb);
 	snprintf(row->metric, sizeof(row->metric), "%s", d->metric);
 	snprintf(row->form, sizeof(row->form), "%s", fit_form_name(m->form));
-	snprintf(row->inputs, sizeof(row->inputs), "%s", HX_FIT_INPUTS);
+	snprintf(row->inputs, sizeof(row->inputs), "%s", d->inputs[0] ? d->inputs : HX_FIT_INPUTS);
 	row->valid = m->valid;
 
 	hx_sb_init(&s, row->params_json, sizeof(row->params_json));
