@@ -60,8 +60,11 @@ if db.exists():
           f"{len(ok)} ok of {len(rows)}")
     bw = [r[3] for r in ok if r[1] == "bw"]
     lat = [r[4] for r in ok if r[1] == "lat"]
-    check("bandwidth trials carry real numbers (0.01..10 Gb/s under TCG)",
-          bw and all(0.01 < b < 10 for b in bw), f"{min(bw or [0]):.3f}..{max(bw or [0]):.3f}")
+    # positive and below the virtual link's reach: a loaded host slows TCG by any factor, so
+    # no absolute floor (0.003 Gb/s was seen beside a parallel build); 0 or NULL is no number
+    check("bandwidth trials carry real numbers (0 < bw < 10 Gb/s under TCG)",
+          bw and all(b is not None and 0 < b < 10 for b in bw),
+          f"{min(bw or [0]):.4f}..{max(bw or [0]):.3f}")
     check("latency trials carry real numbers (1..100000 us)",
           lat and all(1 < v < 1e5 for v in lat), f"{min(lat or [0]):.1f}..{max(lat or [0]):.1f}")
     sw = [json.loads(r[5]).get("tc_not_in_hw", 0) for r in ok]

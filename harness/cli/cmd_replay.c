@@ -104,6 +104,7 @@ int hx_cmd_gen_trace(int argc, char **argv)
 
 struct replay_args {
 	const char *model, *rnic, *trace, *testbed;
+	bool verb_given;
 	struct hx_replay_opts ro;
 	struct hx_measure_opts mo;
 };
@@ -143,8 +144,10 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 			a->mo.seed = (uint64_t)v;
 		} else if (c == 'v' && topo_verb_parse(optarg, &a->mo.verb) < 0)
 			return hx_usage_error(cmd, "--verb: expected send, write or read");
-		else if (c == 'v')
+		else if (c == 'v') {
 			snprintf(a->ro.opt.verb, sizeof(a->ro.opt.verb), "%s", optarg);
+			a->verb_given = true;
+		}
 		else if (c == '?')
 			return HX_EXIT_USAGE;
 		if (rc)
@@ -195,6 +198,56 @@ static void print_testbed(const struct hx_measure_result *m)
 	}
 }
 
+/* The verb of the one "VERB/bw" of LIST ("send/bw write/lat"), into OUT; false when there
+ * is none or more than one. */
+static bool only_bw_verb(const char *list, char *out, size_t len)
+{
+	const char *bw = strstr(list, "/bw"), *start = bw;
+
+	if (!bw || strstr(bw + 3, "/bw"))
+		return false;
+	while (start > list && start[-1] != ' ')
+		start--;
+	snprintf(out, len, "%.*s", (int)(bw - start), start);
+	return true;
+}
+
+/* The replayed table is the server's receive path (hx_replay_layout.c's point: client 1
+ * encap mask, server decap masks = the table's, flows = its rules): feed the model's inputs
+ * by those names. Without --verb, a file with no write/bw but one VERB/bw model uses it. */
+static int feed_model(struct replay_args *a, const struct opt_model *m)
+{
+	static const struct { const char *name; double base; } fixed[] = {
+		{ "client.masks", 1 }, { "client.encap_masks", 1 }, { "client.decap_masks", 0 },
+		{ "server.encap_masks", 0 },
+	};
+	struct opt_config *c = &a->ro.opt;
+	struct opt_table *t = NULL;
+	const char *x = NULL, *y = NULL;
+	char list[256], err[512];
+	int rc;
+
+	opt_model_list(m, list, sizeof(list));
+	if (!a->verb_given && opt_model_inputs(m, c->verb, c->metric, &x, &y) < 0 &&
+	    only_bw_verb(list, c->verb, sizeof(c->verb)) &&
+	    topo_verb_parse(c->verb, &a->mo.verb) == 0)
+		fprintf(stderr, "scalacn replay: the model file has no write/bw model; using its "
+			"%s/bw model (it holds %s)\n", c->verb, list);
+	if (opt_model_inputs(m, c->verb, c->metric, &x, &y) == 0) {
+		for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+			opt_config_set_input(c, fixed[i].name, fixed[i].base);
+		snprintf(c->masks_input, sizeof(c->masks_input), "%s",
+			 strstr(x, "server.") ? x : y && strstr(y, "server.") ? y : "server.masks");
+		snprintf(c->flows_input, sizeof(c->flows_input), "flows");
+	}
+	if ((rc = opt_table_new(c, &t)) == 0)
+		rc = opt_table_check_model(t, m, err, sizeof(err));
+	opt_table_free(t);
+	if (rc < 0)
+		fprintf(stderr, "scalacn replay: %s: %s\n", a->model, err);
+	return rc < 0 ? HX_EXIT_USAGE : 0;
+}
+
 int hx_cmd_replay(int argc, char **argv)
 {
 	struct replay_args a = { 0 };
@@ -213,6 +266,10 @@ int hx_cmd_replay(int argc, char **argv)
 	if (a.model && opt_model_load(a.model, a.rnic, &model, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "scalacn replay: %s: %s\n", a.model, msg);
 		return HX_EXIT_USAGE;
+	}
+	if (model && (rc = feed_model(&a, model)) != 0) {
+		opt_model_free(model);
+		return rc;
 	}
 	a.ro.model = model;
 	a.ro.opt.always_optimise = model == NULL;
