@@ -26,3 +26,12 @@ libdir=$(cd "$(dirname "$pc")/.." && pwd)
 LD_LIBRARY_PATH="$libdir" ldd "$stage/agent/agent" | grep scalacn-opt | grep -q "$stage" ||
 	{ echo "agent does not resolve libscalacn-opt from the stage"; exit 1; }
 LD_LIBRARY_PATH="$libdir" "$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 5
+# a (verb, metric) the file lacks: exit 2 and the reason names what the file holds
+set +e
+LD_LIBRARY_PATH="$libdir" "$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 \
+	5 read > "$stage/out" 2> "$stage/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { echo "agent with no read/bw model exited $rc, not 2"; exit 1; }
+grep -q "no read/bw model; it holds" "$stage/err" ||
+	{ echo "agent's error does not name the models the file holds:"; cat "$stage/err"; exit 1; }

@@ -9,9 +9,12 @@
  *      tc batch (what the agent would pipe to `tc -batch -`), apply the plan to the table.
  *
  * Here the NIC is imaginary: RULES flows over MASKS masks with Zipf(1) popularity, counters
- * made up from a seed. Usage: agent MODEL_FILE [RNIC] [SECONDS]. Prints one line per tick
+ * made up from a seed. The table is this host's (SIDE client, the default, or server): the
+ * model's inputs are fed by name: its input of this side ("client.masks", or e.g.
+ * "server.decap_masks") gets the table's masks, "flows" its rules, the other side's masks a
+ * fixed 1. Usage: agent MODEL_FILE [RNIC] [SECONDS] [VERB] [SIDE]. Prints one line per tick
  * and the first plan's tc batch; exits 0 when the optimiser cut the mean masks probed per
- * packet, 1 otherwise, 2 on errors.
+ * packet, 1 otherwise, 2 on errors (with the reason on stderr).
  */
 #include <math.h>
 #include <stdint.h>
@@ -84,8 +87,12 @@ static int run(struct opt_table *t, const struct opt_model *model, unsigned seco
 
 		for (uint32_t i = 0; i < RULES; i++) /* counter deltas read from the NIC */
 			opt_table_record_flow(t, i + 1, &pkts[i], (uint64_t)(PPS * w[i]), now);
-		if (opt_table_tick(t, now, model, &plan) < 0)
+		int rc = opt_table_tick(t, now, model, &plan);
+
+		if (rc < 0) {
+			fprintf(stderr, "agent: tick %u failed: %s\n", now, strerror(-rc));
 			return -1;
+		}
 		opt_plan_info(plan, &info);
 		printf("tick %2u: predicted degradation %5.1f%% at %u masks, %zu ops, cost %u, "
 		       "deferred %u\n", now, 100 * info.degradation, info.masks,
@@ -119,6 +126,41 @@ static int run(struct opt_table *t, const struct opt_model *model, unsigned seco
 	return 0;
 }
 
+/* The table's config for MODEL: VERB's bandwidth model, its inputs fed by name for a table
+ * of SIDE ("client" or "server"). */
+static int configure(const struct opt_model *model, const char *verb, const char *side,
+		     struct opt_config *c, char *err, size_t errlen)
+{
+	const char *other = strcmp(side, "server") ? "server" : "client";
+	const char *x = "", *y = "";
+	struct opt_table *t = NULL;
+	char name[64];
+	int rc;
+
+	opt_config_default(c);
+	snprintf(c->verb, sizeof(c->verb), "%s", verb);
+	if (opt_model_inputs(model, c->verb, c->metric, &x, &y) == 0) {
+		snprintf(name, sizeof(name), "%s.", side);
+		snprintf(c->masks_input, sizeof(c->masks_input), "%s",
+			 !strncmp(x, name, strlen(name)) ? x :
+			 !strncmp(y, name, strlen(name)) ? y : strcat(name, "masks"));
+		snprintf(c->flows_input, sizeof(c->flows_input), "flows");
+		snprintf(name, sizeof(name), "%s.masks", other);
+		opt_config_set_input(c, name, 1);
+		snprintf(name, sizeof(name), "%s.encap_masks", other);
+		opt_config_set_input(c, name, 1);
+		snprintf(name, sizeof(name), "%s.decap_masks", other);
+		opt_config_set_input(c, name, 0);
+	}
+	rc = opt_table_new(c, &t);
+	if (rc == 0)
+		rc = opt_table_check_model(t, model, err, errlen);
+	else
+		snprintf(err, errlen, "bad table configuration");
+	opt_table_free(t);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct opt_pkt *pkts = calloc(RULES, sizeof(*pkts));
@@ -126,20 +168,26 @@ int main(int argc, char **argv)
 	unsigned seconds = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
 	struct opt_model *model = NULL;
 	struct opt_table *t = NULL;
+	struct opt_config cfg;
 	struct opt_table_stats st;
 	uint64_t s = 1;
 	char err[256];
 	int rc = 2;
 
 	if (argc < 2 || !pkts || !w) {
-		fprintf(stderr, "usage: agent MODEL_FILE [RNIC] [SECONDS]\n");
+		fprintf(stderr, "usage: agent MODEL_FILE [RNIC] [SECONDS] [VERB] [SIDE]\n");
 		goto out;
 	}
 	if (opt_model_load(argv[1], argc > 2 ? argv[2] : NULL, &model, err, sizeof(err)) < 0) {
 		fprintf(stderr, "agent: %s: %s\n", argv[1], err);
 		goto out;
 	}
-	if (opt_table_new(NULL, &t) < 0)
+	if (configure(model, argc > 4 ? argv[4] : "write", argc > 5 ? argv[5] : "client", &cfg,
+		      err, sizeof(err)) < 0) {
+		fprintf(stderr, "agent: %s: %s\n", argv[1], err);
+		goto out;
+	}
+	if (opt_table_new(&cfg, &t) < 0)
 		goto out;
 	for (uint32_t i = 0; i < RULES; i++)
 		h += 1.0 / (i + 1);
