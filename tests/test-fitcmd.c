@@ -409,6 +409,46 @@ static void test_fitcmd_artifact_latency_plane(void **state)
 }
 
 
+/* --inputs: a plane in (server.decap_masks, flows) is fitted on those inputs by name; the
+ * other dimensions (client and server encap masks) form the setting; an export names the
+ * inputs so an agent can feed them. A bad --inputs text is a usage error. */
+static void test_fitcmd_named_inputs(void **state)
+{
+	struct fx *f = *state;
+	struct found fd = { .n = 0 };
+	struct opt_model *om = NULL;
+	const char *x = NULL, *y = NULL;
+	char msg[512];
+	double p[3];
+	int64_t c = add_campaign(f, "NAMED", "3");
+
+	for (unsigned m = 1; m <= 64; m *= 2)
+		for (unsigned fl = 1024; fl <= 16384; fl *= 4) {
+			struct trial_spec t = { "write", "bw", "ok", 1, 0, 0, m, fl, 65536,
+						150 - 0.5 * m - 0.001 * fl };
+			put_trial(f, c, &t);
+		}
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "NAMED",
+						     "--inputs", "server.decap_masks,flows",
+						     "--form", "plane", NULL }), 0);
+	assert_int_equal(res_open(f->db_path, false, &f->db, &f->err), 0);
+	assert_int_equal(res_model_each(f->db, "NAMED", collect_model, &fd, &f->err), 0);
+	assert_int_equal(fd.n, 1);
+	assert_string_equal(fd.m[0].inputs, "server.decap_masks,flows");
+	params_of(&fd.m[0], p, 3);
+	assert_true(fabs(p[0] + 0.5) < 1e-6 && fabs(p[1] + 0.001) < 1e-9 && fabs(p[2] - 150) < 1e-6);
+	assert_non_null(strstr(fd.m[0].domain_json, "\"client.encap_masks\":1"));
+	assert_int_equal(run(hx_cmd_export, (char *[]){ "export", "--db", f->db_path, "--rnic",
+							"NAMED", "-o", f->out, NULL }), 0);
+	assert_int_equal(opt_model_load(f->out, NULL, &om, msg, sizeof(msg)), 0);
+	assert_int_equal(opt_model_inputs(om, "write", "bw", &x, &y), 0);
+	assert_string_equal(x, "server.decap_masks");
+	assert_string_equal(y, "flows");
+	opt_model_free(om);
+	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--inputs",
+						     "a,b,c", NULL }), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +459,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fitcmd_one_input_lifted_cap, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_artifact_latency_plane, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_named_inputs, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests_name("fitcmd", tests, NULL, NULL);

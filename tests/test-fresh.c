@@ -3,7 +3,8 @@
  * test-fresh: what a new user meets, through the real `scalacn` binary: `measure` repairs a
  * point that has more masks than flows (as `run` does) or, with --no-repair, refuses it naming
  * the fix; a latency trial prints and stores no bandwidth; a campaign records absolute paths,
- * so `analyze` from another directory prints the same causes, and warns when the plan changed.
+ * so `analyze` from another directory prints the same causes, and warns when the plan changed;
+ * `replay --model` with a file that has no bandwidth model names what the file holds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "e2e_util.h"
+#include "optimiser/scalacn-opt.h"
 
 static const char *cx7(void)
 {
@@ -149,6 +151,39 @@ static void test_fresh_analyze_from_any_directory(void **state)
 	e2e_rmdir(dir);
 }
 
+/* A send-only file without a bandwidth model: replay exits 2 naming what the file holds;
+ * with one send/bw model (and no write/bw) it uses that one and says so. */
+static void test_fresh_replay_names_the_models_a_file_holds(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char model[1100], trace[1100], err[256];
+	struct opt_model_row row = { "R", "fw", "send", "lat", OPT_FORM_LINE, { 0.1, 3 }, 2,
+				     { 0 }, 0, NULL, "server.decap_masks" };
+	const char *gen[] = { "gen-trace", "--flows", "200", "--popularity", "zipf:1.0",
+			      "--duration", "3", "--churn", "0", "--seed", "1", "-o", trace, NULL };
+	const char *rep[] = { "replay", "--trace", trace, "--model", model, NULL };
+	struct e2e_run r;
+
+	(void)state;
+	snprintf(model, sizeof(model), "%s/send.model", dir);
+	snprintf(trace, sizeof(trace), "%s/t.csv", dir);
+	assert_int_equal(e2e_scalacn_run(&r, gen), 0);
+	e2e_run_free(&r);
+	assert_int_equal(opt_model_write(model, &row, 1, err, sizeof(err)), 0);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 2);
+	assert_non_null(strstr(r.err, "no write/bw model; it holds send/lat"));
+	e2e_run_free(&r);
+	row.metric = "bw";
+	row.form = OPT_FORM_SERVICE;
+	row.params[0] = 170;
+	row.params[1] = 0.05;
+	assert_int_equal(opt_model_write(model, &row, 1, err, sizeof(err)), 0);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 0);
+	assert_non_null(strstr(r.err, "using its send/bw model"));
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_measure_no_repair_names_the_fix),
 		cmocka_unit_test(test_fresh_latency_prints_no_bandwidth),
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
+		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
