@@ -144,6 +144,11 @@ int res_cause_put(struct res_db *db, struct res_cause *c, struct scn_error *err)
 typedef int (*res_cause_cb)(const struct res_cause *c, void *ctx);
 int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *ctx,
 		   struct scn_error *err);
+/* The dimensions CAMPAIGN's causes of (VERB, METRIC) name, strongest first (sum of
+ * |effect| x confidence over the causes a dimension belongs to), at most MAX into OUT[*N]. */
+int res_cause_dimensions(struct res_db *db, int64_t campaign, const char *verb,
+			 const char *metric, unsigned max, char (*out)[64], unsigned *n,
+			 struct scn_error *err);
 /* Remove symptoms and causes of a campaign (re-analysis). */
 int res_analysis_clear(struct res_db *db, int64_t campaign, struct scn_error *err);
 

@@ -184,6 +184,47 @@ static void test_fresh_replay_names_the_models_a_file_holds(void **state)
 	e2e_rmdir(dir);
 }
 
+/* The model phase: a `model:` section adds a design over the causes' dimensions (phase
+ * "model"), and `fit --inputs causes` fits each (verb, metric) on those dimensions. */
+static void test_fresh_model_phase_over_the_causes(void **state)
+{
+	char old[1024], plan[1100], db[1100], *text;
+	const char *dir = e2e_tmpdir();
+	const char *run[] = { "run", "plan.yaml", "--db", "q.db", "--quiet", NULL };
+	const char *fit[] = { "fit", "--db", "q.db", "--inputs", "causes", NULL };
+	struct e2e_run r;
+
+	(void)state;
+	assert_non_null(getcwd(old, sizeof(old)));
+	write_plan(dir, plan, sizeof(plan));
+	text = e2e_read_file(plan);
+	assert_non_null(text);
+	{
+		char *more;
+
+		assert_true(asprintf(&more, "%smodel:\n  levels: 4\n", text) > 0);
+		assert_int_equal(e2e_write_file(plan, more), 0);
+		free(more);
+	}
+	free(text);
+	snprintf(db, sizeof(db), "%s/q.db", dir);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(e2e_scalacn_run(&r, run), 1);
+	e2e_run_free(&r);
+	/* 4 levels of each of the two causes' dimensions plus their walls' neighbours */
+	assert_true(sql_long(db, "SELECT count(*) FROM points WHERE phase = 'model'") >= 16);
+	assert_int_equal(sql_long(db, "SELECT count(DISTINCT t.id) FROM trials t JOIN points p "
+				      "ON p.id = t.point WHERE p.phase = 'model' AND t.status != 'ok'"),
+			 0);
+	assert_int_equal(e2e_scalacn_run(&r, fit), 0);
+	assert_non_null(strstr(r.out, "(inputs flows,server.decap_masks)"));
+	e2e_run_free(&r);
+	assert_int_equal(sql_long(db, "SELECT count(*) FROM models WHERE "
+				      "inputs = 'flows,server.decap_masks'"), 1);
+	assert_int_equal(chdir(old), 0);
+	e2e_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_latency_prints_no_bandwidth),
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
+		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -211,7 +211,7 @@ static const struct bad bad_plans[] = {
 	{ HEAD "colour: red\n",
 	  "p.yaml:2:1: colour: unknown key 'colour' (allowed: name, description, seed, testbed, "
 	  "budget_hours, repeats, verbs, metrics, components, fixed, dimensions, thresholds, "
-	  "criteria, analysis)" },
+	  "criteria, analysis, model)" },
 	{ HEAD "repeats: 0\n", "p.yaml:2:10: repeats: 0 is out of range [1, 100]" },
 	{ HEAD "repeats: 101\n", "p.yaml:2:10: repeats: 101 is out of range [1, 100]" },
 	{ HEAD "budget_hours: 0\n", "p.yaml:2:15: budget_hours: must be > 0" },

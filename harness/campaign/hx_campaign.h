@@ -81,6 +81,11 @@ int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outco
 		   struct scn_error *err);
 int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		      struct scn_error *err);
+/* The model phase (hx_model.c; plan section `model:`, nothing when absent): a design over
+ * the dimensions the stored causes of each (verb, metric) name, measured as phase "model".
+ * Run after the analysis is stored. Returns as the other phases. */
+int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+		   struct scn_error *err);
 const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,
 					      enum gen_metric m);
 

@@ -270,7 +270,11 @@ int hx_cmd_fit(int argc, char **argv)
 					      fit_form_name(o.forms[i]));
 	if ((rc = hx_open_store(o.db, &db)))
 		return rc;
-	rc = hx_fit_collect_inputs(db, o.rnic, o.verb, o.metric, o.where, o.inputs, &set, &err);
+	if (o.inputs && !strcmp(o.inputs, "causes"))
+		rc = hx_fit_collect_causal(db, o.rnic, o.verb, o.metric, o.where, &set, &err);
+	else
+		rc = hx_fit_collect_inputs(db, o.rnic, o.verb, o.metric, o.where, o.inputs, &set,
+					   &err);
 	if (rc < 0) {
 		res_close(db);
 		return hx_report_error(&err);

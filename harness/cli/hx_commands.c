@@ -115,7 +115,9 @@ const struct hx_command hx_commands[] = {
 	  "  --where D=L    only trials whose point has dimension D at level L (repeatable;\n"
 	  "                 e.g. --where msg_size=2 for imported perftest -a logs)\n"
 	  "  --inputs X,Y   the model's inputs: dimension names, or client.masks / server.masks\n"
-	  "                 (a host's encap + decap masks); default client.masks,server.masks\n"
+	  "                 (a host's encap + decap masks); default client.masks,server.masks;\n"
+	  "                 'causes': per (verb, metric) the dimensions its newest campaign's\n"
+	  "                 causes name (the plan's model: phase measures a design over them)\n"
 	  "  --json         print the stored models as JSON\n\n"
 	  "Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
 	  hx_cmd_fit },

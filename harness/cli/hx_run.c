@@ -176,6 +176,20 @@ static int finish_dry_run(struct campaign_env *e)
 	return HX_EXIT_OK;
 }
 
+/* Store the walls and causes, then (plan section `model:`) measure the model phase over the
+ * stored causes' dimensions. RC is run_phases' (0, or -EDQUOT: the budget ran out, nothing
+ * more is measured). Returns 0, -EDQUOT, -EINTR or an error. */
+static int store_and_model(struct campaign_env *e, int rc, struct scn_error *err)
+{
+	int r = store_symptoms(e, err);
+
+	if (r == 0)
+		r = hx_analysis_store(e->db, e->runner.campaign, e->outcome.analysis, err);
+	if (r == 0 && rc == 0)
+		r = hx_phase_model(&e->runner, e->plan, &e->outcome, err);
+	return r ? r : rc;
+}
+
 static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
 {
 	if (o->dry_run)
@@ -183,12 +197,8 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 	struct hx_outcome *out = &e->outcome;
 	char summary[256];
 	int code = hx_outcome_exit(e->plan, out);
-	int rc = store_symptoms(e, err);
+	int rc;
 
-	if (rc == 0)
-		rc = hx_analysis_store(e->db, e->runner.campaign, out->analysis, err);
-	if (rc < 0)
-		return rc;
 	snprintf(summary, sizeof(summary), "%s: %lu trials, %.3f testbed-hours",
 		 code ? "not qualified" : "qualified", out->trials, out->cost_s / 3600.0);
 	rc = res_campaign_set_status(e->db, e->runner.campaign, RES_DONE, summary, err);
@@ -251,6 +261,8 @@ int hx_campaign_run(const struct hx_run_opts *o)
 				 e.runner.desc.rnic_model, e.runner.desc.firmware,
 				 o->dry_run ? "none (dry run)" : o->db_path);
 		rc = run_phases(&e, &err);
+		if ((rc == 0 || rc == -EDQUOT) && !o->dry_run)
+			rc = store_and_model(&e, rc, &err);
 		hx_progress_end(&e.progress);
 		e.outcome.trials = e.runner.measured + e.runner.cached;
 		e.outcome.measured = e.runner.measured;

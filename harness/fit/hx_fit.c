@@ -485,6 +485,17 @@ const struct hx_fit_data *hx_fit_set_at(const struct hx_fit_set *s, size_t i)
 	return s && i < s->n ? &s->d[i] : NULL;
 }
 
+struct hx_fit_data *hx_fit_set_data(struct hx_fit_set *s, size_t i)
+{
+	return s && i < s->n ? &s->d[i] : NULL;
+}
+
+void hx_fit_set_steal(struct hx_fit_set *s, size_t i)
+{
+	if (s && i < s->n)
+		s->d[i].x = NULL, s->d[i].y = NULL;
+}
+
 void hx_fit_set_free(struct hx_fit_set *s)
 {
 	if (!s)

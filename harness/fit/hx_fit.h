@@ -123,6 +123,16 @@ double hx_level_number(const char *text);
 size_t hx_fit_set_count(const struct hx_fit_set *s);
 const struct hx_fit_data *hx_fit_set_at(const struct hx_fit_set *s, size_t i);
 void hx_fit_set_free(struct hx_fit_set *s);
+/* Mutable access for hx_fit_causal.c; hx_fit_set_steal: group I's arrays now belong to
+ * whoever copied them (the set will not free them). */
+struct hx_fit_data *hx_fit_set_data(struct hx_fit_set *s, size_t i);
+void hx_fit_set_steal(struct hx_fit_set *s, size_t i);
+/* As hx_fit_collect_where, each group on the dimensions its newest campaign's causes name
+ * (results' res_cause_dimensions, at most two; none: the default inputs). `fit --inputs
+ * causes`, the inputs the model phase designed its points over. */
+int hx_fit_collect_causal(struct res_db *db, const char *rnic, const char *verb,
+			  const char *metric, const char *const *where, struct hx_fit_set **out,
+			  struct scn_error *err);
 
 /* Default candidate forms of METRIC (see above) into FORMS (FIT_FORM_COUNT slots). */
 size_t hx_fit_default_forms(const char *metric, enum fit_form *forms);

@@ -275,7 +275,7 @@ static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct
 	static const char *const keys[] = { "name", "description", "seed", "testbed",
 					    "budget_hours", "repeats", "verbs", "metrics",
 					    "components", "fixed", "dimensions", "thresholds",
-					    "criteria", "analysis", NULL };
+					    "criteria", "analysis", "model", NULL };
 	int rc;
 
 	if ((rc = ycfg_check_keys(root, keys, err)) < 0 ||
@@ -286,7 +286,8 @@ static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct
 	    (rc = hx_plan__fixed(root, p, err)) < 0 ||
 	    (rc = thresholds(root, &p->thresholds, err)) < 0 ||
 	    (rc = hx_plan__criteria(root, p, err)) < 0 ||
-	    (rc = analysis(root, p, err)) < 0)
+	    (rc = analysis(root, p, err)) < 0 ||
+	    (rc = hx_plan__model(root, p, err)) < 0)
 		return rc;
 	return plan_hash(root, p, err);
 }

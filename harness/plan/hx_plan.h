@@ -101,6 +101,8 @@ struct hx_plan {
 	struct hx_plan_criterion criteria[HX_PLAN_MAX_CRITERIA];
 	unsigned removal_orders;  /* 1..64 */
 	enum hx_strategy strategy;
+	unsigned model_levels;    /* model phase: levels per causal input (0 = no model phase) */
+	unsigned model_inputs;    /* causal dimensions per model, 1..2 */
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };
 

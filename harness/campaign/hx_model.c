@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_model: the model phase (plan section `model:`). After the causal analysis is stored,
+ * for each (verb, metric) with a baseline, the inputs are the dimensions its causes name
+ * (res_cause_dimensions: strongest first, at most plan.model_inputs, ordered dimensions the
+ * plan explores). Each input gets plan.model_levels levels spread geometrically from its
+ * smallest positive level in the plan (neutral included) to its largest, plus the plan's
+ * levels on both sides of each cause's wall, so the knee is dense; the phase measures every
+ * combination of the inputs' levels (the other dimensions at the baseline), with the plan's
+ * repeats, as points of phase "model". A point that cannot be built as asked gets the flows
+ * it needs (gen_levels_repair), as in the causal phase; `fit --inputs causes` then models the
+ * trials on the same inputs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/campaign/hx_campaign.h"
+
+#define MODEL_MAX_AXIS 32
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void add_level(double *axis, unsigned *n, double v)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (axis[i] == v)
+			return;
+	if (*n < MODEL_MAX_AXIS)
+		axis[(*n)++] = v;
+}
+
+/* The levels of input D: K geometric levels over its range, and the plan's levels either
+ * side of each WALLS[0..NW) level. Integers for integer dimensions. */
+static unsigned input_axis(const struct hx_plan_dim *d, unsigned k, const double *walls,
+			   unsigned nw, double *axis)
+{
+	double lo = INFINITY, hi = 0;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i <= d->n_levels; i++) {
+		double v = i < d->n_levels ? d->levels[i] : d->neutral;
+
+		if (v > 0 && v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	for (unsigned i = 0; lo < hi && i < k; i++)
+		add_level(axis, &n, round(lo * pow(hi / lo, (double)i / (k - 1))));
+	for (unsigned w = 0; w < nw; w++) {
+		double below = -INFINITY, above = INFINITY;
+
+		for (unsigned i = 0; i < d->n_levels; i++) {
+			if (d->levels[i] < walls[w] && d->levels[i] > below)
+				below = d->levels[i];
+			if (d->levels[i] >= walls[w] && d->levels[i] < above)
+				above = d->levels[i];
+		}
+		if (isfinite(below))
+			add_level(axis, &n, below);
+		if (isfinite(above))
+			add_level(axis, &n, above);
+		add_level(axis, &n, round(walls[w]));
+	}
+	qsort(axis, n, sizeof(*axis), cmp_double);
+	return n;
+}
+
+struct wall_ctx {
+	const char *dim;
+	double levels[8];
+	unsigned n;
+};
+
+/* Walls of DIM among the stored causes: a cause's wall_level is its first member's. */
+static int on_cause(const struct res_cause *c, void *vctx)
+{
+	struct wall_ctx *w = vctx;
+	size_t len = strcspn(c->members, ",");
+
+	if (strlen(w->dim) == len && !strncmp(c->members, w->dim, len) && c->wall_level > 0 &&
+	    w->n < 8)
+		w->levels[w->n++] = c->wall_level;
+	return 0;
+}
+
+struct design {
+	const struct hx_plan_dim *in[2];
+	double axis[2][MODEL_MAX_AXIS];
+	unsigned n_in, n_axis[2];
+};
+
+/* The inputs and their axes for (VERB, METRIC); n_in 0 when its causes name none. */
+static int design_for(struct hx_runner *r, const struct hx_plan *p, const char *verb,
+		      const char *metric, struct design *dz, struct scn_error *err)
+{
+	char names[2][64];
+	unsigned n = 0;
+	int rc = res_cause_dimensions(r->db, r->campaign, verb, metric, p->model_inputs, names,
+				      &n, err);
+
+	memset(dz, 0, sizeof(*dz));
+	for (unsigned i = 0; rc == 0 && i < n; i++) {
+		const struct hx_plan_dim *d = hx_plan_find_dim(p, names[i]);
+		struct wall_ctx w = { .dim = names[i] };
+
+		if (!d || d->dim->kind != GEN_DIM_ORDERED)
+			continue;
+		rc = res_cause_each(r->db, r->campaign, on_cause, &w, err);
+		dz->in[dz->n_in] = d;
+		dz->n_axis[dz->n_in] = input_axis(d, p->model_levels, w.levels, w.n,
+						  dz->axis[dz->n_in]);
+		dz->n_in++;
+	}
+	return rc;
+}
+
+static int measure_design(struct hx_runner *r, const struct hx_plan *p,
+			  const struct hx_baseline *b, const struct design *dz,
+			  struct scn_error *err)
+{
+	unsigned ny = dz->n_in > 1 ? dz->n_axis[1] : 1;
+
+	for (unsigned i = 0; i < dz->n_axis[0]; i++)
+		for (unsigned j = 0; j < ny; j++) {
+			struct hx_point_result res;
+			struct gen_levels l;
+			int rc;
+
+			hx_levels_base(p, b->verb, b->metric, &l);
+			gen_levels_set(&l, dz->in[0]->dim, dz->axis[0][i], NULL);
+			if (dz->n_in > 1)
+				gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
+			gen_levels_repair(&l);
+			rc = hx_point_run(r, &l, "model", &res, err);
+			if (rc == -EDOM) { /* cannot be built even repaired: skip the point */
+				scn_error_clear(err);
+				continue;
+			}
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+		   struct scn_error *err)
+{
+	struct design dz[HX_MAX_BASELINES];
+	unsigned long planned = 0;
+	int rc = 0;
+
+	if (!p->model_levels)
+		return 0;
+	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
+		rc = design_for(r, p, topo_verb_name(o->baselines[b].verb),
+				hx_metric_name(o->baselines[b].metric), &dz[b], err);
+		if (dz[b].n_in)
+			planned += (unsigned long)dz[b].n_axis[0] *
+				   (dz[b].n_in > 1 ? dz[b].n_axis[1] : 1) * p->repeats;
+	}
+	hx_observe_phase(r->observer, "model", planned);
+	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++)
+		if (dz[b].n_in)
+			rc = measure_design(r, p, &o->baselines[b], &dz[b], err);
+	return rc;
+}
