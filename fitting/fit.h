@@ -18,6 +18,10 @@
  *   cap2      2       L / smax(1, c + k1*v(x), c + k2*v(y))            L c k1 k2 s (all > 0)
  *   walk      1       a + b*v(x)                                       a b s       (s > 0)
  *   walk2     2       a + b*v(x) + c*v(y)                              a b c s     (s > 0)
+ *   cliff2    2       L / smax(1, c + k*y) * (1 - h*sig((x - x0)/w))   L c k h x0 w (> 0)
+ *   cliff2y   2       L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))   L c k h x0 w (> 0)
+ *   (sig(z) = 1/(1 + exp(-z)): a capacity cliff in one input times the cap forms' walk
+ *   bottleneck in the other; fit_forms_cliff.c)
  *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
@@ -80,7 +84,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 5
+#define FIT_MAX_PARAMS 6
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {
@@ -95,6 +99,8 @@ enum fit_form {
 	FIT_CAP2,
 	FIT_WALK,
 	FIT_WALK2,
+	FIT_CLIFF2,
+	FIT_CLIFF2Y,
 	FIT_FORM_COUNT
 };
 

@@ -28,6 +28,11 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 	[FIT_WALK] = { FIT_WALK, "walk", "a + b*v(x)", 3, 1, false, { "a", "b", "s" } },
 	[FIT_WALK2] = { FIT_WALK2, "walk2", "a + b*v(x) + c*v(y)", 4, 2, false,
 			{ "a", "b", "c", "s" } },
+	[FIT_CLIFF2] = { FIT_CLIFF2, "cliff2", "L / smax(1, c + k*y) * (1 - h*sig((x - x0)/w))",
+			 6, 2, false, { "L", "c", "k", "h", "x0", "w" } },
+	[FIT_CLIFF2Y] = { FIT_CLIFF2Y, "cliff2y",
+			  "L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))", 6, 2, false,
+			  { "L", "c", "k", "h", "x0", "w" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -49,6 +54,10 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 	[FIT_WALK] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_X }, { false, false, true }, true },
 	[FIT_WALK2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_YPERX, FIT_U_X },
 			{ false, false, false, true }, true },
+	[FIT_CLIFF2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X },
+			 { true, true, true, true, true, true }, false },
+	[FIT_CLIFF2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X },
+			  { true, true, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -128,6 +137,8 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_CAP2:
 	case FIT_WALK:
 	case FIT_WALK2: return fit_mech_eval(form, p, in);
+	case FIT_CLIFF2:
+	case FIT_CLIFF2Y: return fit_cliff_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -186,6 +197,8 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_CAP2:
 	case FIT_WALK:
 	case FIT_WALK2: fit_mech_grad(form, p, in, g); return;
+	case FIT_CLIFF2:
+	case FIT_CLIFF2Y: fit_cliff_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -276,6 +289,10 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_WALK:
 	case FIT_WALK2:
 		fit_mech_guess(form, n, x, y, p);
+		return;
+	case FIT_CLIFF2:
+	case FIT_CLIFF2Y:
+		fit_cliff_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

@@ -34,6 +34,12 @@ void fit_mech_grad(enum fit_form form, const double *params, const double in[2],
 void fit_mech_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);
 
+/* The capacity-cliff forms (cliff2, cliff2y; fit_forms_cliff.c). */
+double fit_cliff_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_cliff_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);

@@ -19,7 +19,7 @@
 #include "optimiser/opt_model_priv.h"
 
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
-					   "cap", "walk" };
+					   "cap", "walk", "cliff", "cliffy" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -59,6 +59,8 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_KNEE: return n == 3;
 	case OPT_FORM_CAP: return (n == 4 || n == 5) && p[n - 1] > 0.0;
 	case OPT_FORM_WALK: return (n == 3 || n == 4) && p[n - 1] > 0.0;
+	case OPT_FORM_CLIFF:
+	case OPT_FORM_CLIFFY: return n == 6 && p[5] > 0.0;
 	}
 	return false;
 }
@@ -272,6 +274,18 @@ static double cap_value(const double *p, size_t np, double x, double y)
 	return p[0] / (top * pow(sum, 1.0 / 32));
 }
 
+/* cliff [L,c,k,h,x0,w]: L / smax(1, c + k*d) * (1 - h / (1 + exp(-(x - x0)/w))), cliff
+ * input X, walk input D (scalacn-opt.h; smax as cap's). */
+static double cliff_value(const double *p, double x, double d)
+{
+	double z = (x - p[4]) / p[5];
+	double s = z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
+	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
+	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
+
+	return p[0] / m * (1.0 - p[3] * s);
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -303,6 +317,8 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 		v = p[0] + p[1] * walk_probes(x, den) +
 		    (r->np == 4 ? p[2] * walk_probes(y, den) : 0.0);
 		break;
+	case OPT_FORM_CLIFF: v = cliff_value(p, x, y); break;
+	case OPT_FORM_CLIFFY: v = cliff_value(p, y, x); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

@@ -134,6 +134,10 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   cap     [L,c,k1,s] or [L,c,k1,k2,s]   L / smax(1, c + k1*v(x), c + k2*v(y))
  *                        (k2 = 0 when absent; s > 0): bandwidth set by the slowest stage
  *   walk    [a,b,s] or [a,b,c,s]          a + b*v(x) + c*v(y)   (c = 0 when absent; s > 0)
+ *   cliff   [L,c,k,h,x0,w]  L / smax(1, c + k*y) * (1 - h / (1 + exp(-(x - x0)/w)))
+ *                        (w > 0): a capacity cliff in x (flows past the steering cache)
+ *                        times a walk bottleneck in y (smax(1, t) as cap's, t < 0 as 0)
+ *   cliffy  [L,c,k,h,x0,w]  the same with x and y swapped
  *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
  *   probe, then a saturating walk) and smax(t0,t1,t2) = (t0^32 + t1^32 + t2^32)^(1/32),
  *   negative t counted as 0 (fitting/fit.h)
@@ -144,8 +148,9 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *            "server.masks"); version 1 files mean "client.masks,server.masks";
  * and its checksum covers the 9 columns (inputs last) in the same way. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
-		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK };
-#define OPT_MODEL_MAX_PARAMS 5
+		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
+		OPT_FORM_CLIFFY };
+#define OPT_MODEL_MAX_PARAMS 6
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

@@ -149,13 +149,15 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	static const struct {
 		enum fit_form ff;
 		enum opt_form of;
-		double p[5];
+		double p[6];
 		size_t n;
 	} cases[] = {
 		{ FIT_CAP, OPT_FORM_CAP, { 177, 0.45, 0.05, 150 }, 4 },
 		{ FIT_CAP2, OPT_FORM_CAP, { 177, 0.45, 0.03, 0.06, 150 }, 5 },
 		{ FIT_WALK, OPT_FORM_WALK, { 2.7, 0.07, 150 }, 3 },
 		{ FIT_WALK2, OPT_FORM_WALK, { 2.7, 0.05, 0.08, 150 }, 4 },
+		{ FIT_CLIFF2, OPT_FORM_CLIFF, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
+		{ FIT_CLIFF2Y, OPT_FORM_CLIFFY, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -164,7 +166,8 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
-					   cases[c].ff == FIT_CAP2 ? "bw" : "lat", cases[c].of,
+					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
+					   cases[c].ff == FIT_CLIFF2Y ? "bw" : "lat", cases[c].of,
 					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 

@@ -97,6 +97,8 @@ static void test_fitting_gradients(void **state)
 		[FIT_KNEE] = { 100, 20, 50, 5 },
 		[FIT_CAP] = { 177, 0.45, 0.05, 150 }, [FIT_CAP2] = { 177, 0.45, 0.03, 0.06, 150 },
 		[FIT_WALK] = { 2.7, 0.07, 150 },      [FIT_WALK2] = { 2.7, 0.05, 0.08, 150 },
+		[FIT_CLIFF2] = { 88, 0.4, 0.03, 0.7, 40, 6 },
+		[FIT_CLIFF2Y] = { 88, 0.4, 0.03, 0.7, 40, 6 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -281,6 +283,49 @@ static void test_fitting_selection(void **state)
  * walks) to walk2 in >= 80% of seeds, with held-out max bias < 5% (the largest of 720
  * held-out 1% draws is ~3.3 sigma by itself); the paper's forms do not come close on cap2
  * data (rbf2's held-out max bias > 2x cap2's). */
+/* A capacity cliff in one input (flows, at 7.5K) times a walk bottleneck in the other
+ * (masks): the cliff form of the right orientation wins and recovers the cliff, in both
+ * orders of the inputs (fit_forms_cliff.c); 1% noise. */
+static void test_fitting_cliff_recovered_in_either_input(void **state)
+{
+	static const double truth[6] = { 88, 0.4, 0.03, 0.7, 7500, 150 };
+	static const double flows[] = { 256, 1024, 2048, 4096, 6144, 7000, 7300, 7500, 7700,
+					8192, 12288, 16384 };
+	static const double masks[] = { 1, 4, 8, 16, 24, 32, 48, 64 };
+	(void)state;
+	for (int swap = 0; swap < 2; swap++) {
+		enum fit_form want = swap ? FIT_CLIFF2Y : FIT_CLIFF2;
+		struct synth s = { .n = 0 };
+		struct fit_selection sel;
+		struct fit_opts o;
+		struct scn_error e;
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(r, 77 + swap);
+		for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
+			for (size_t j = 0; j < sizeof(masks) / sizeof(masks[0]); j++) {
+				const double in[2] = { flows[i], masks[j] };
+				s.x[s.n][swap] = flows[i];
+				s.x[s.n][1 - swap] = masks[j];
+				s.y[s.n] = fit_form_eval(FIT_CLIFF2, truth, in) *
+					   (1 + gsl_ran_gaussian(r, 0.01));
+				s.n++;
+			}
+		gsl_rng_free(r);
+		struct fit_data d = data_of(&s);
+		fit_opts_default(&o);
+		assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
+		const struct fit_model *w = &sel.models[sel.best];
+		print_message("# cliff (%s): %s won, x0 %.0f (truth 7500), R2 %.4f, CV max %.2f%%\n",
+			      swap ? "y" : "x", fit_form_name(w->form), w->params[4], w->q.r2,
+			      100 * w->q.cv_max_bias);
+		assert_int_equal(w->form, want);
+		assert_true(fabs(w->params[4] - 7500) < 150);
+		assert_true(w->q.r2 > 0.99);
+		for (size_t j = 0; j < w->n_params; j++)
+			assert_true(isfinite(w->se[j]));
+	}
+}
+
 static void test_fitting_selection_mechanisms(void **state)
 {
 	(void)state;
@@ -312,7 +357,7 @@ static void test_fitting_selection_mechanisms(void **state)
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
 			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
-			assert_int_equal(sel.n_models, 5);
+			assert_int_equal(sel.n_models, 7); /* every two-input form, the cliffs too */
 			check_rule(&sel);
 			const struct fit_model *w = &sel.models[sel.best];
 			hits += w->form == truths[t].form;
@@ -615,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_selection),
 		cmocka_unit_test(test_fitting_selection_rules),
 		cmocka_unit_test(test_fitting_selection_mechanisms),
+		cmocka_unit_test(test_fitting_cliff_recovered_in_either_input),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),
 		cmocka_unit_test(test_fitting_nonconvergence),

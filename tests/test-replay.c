@@ -283,12 +283,13 @@ static void test_replay_corpus(void **state)
 static char *write_model(void)
 {
 	static char path[64];
-	/* bw = 177 / (1 + 0.045 x): the service form the simulated CX-7 follows */
+	/* bw = 177 / (1 + 0.045 x): the service form the simulated CX-7 follows, in the masks of
+	 * the replayed table (the server's receive path) */
 	struct opt_model_row rows[2] = {
 		{ "sim", "1", "write", "bw", OPT_FORM_SERVICE, { 177, 0.045 }, 2, { 0, 160 }, 2,
-		  NULL },
+		  NULL, "server.decap_masks" },
 		{ "sim", "1", "write", "lat", OPT_FORM_LINE, { 0.15, 2.7 }, 2, { 0, 160 }, 2,
-		  NULL },
+		  NULL, "server.decap_masks" },
 	};
 	char err[256];
 	int fd;

@@ -96,6 +96,8 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_CAP2: *o = OPT_FORM_CAP; return 0;
 	case FIT_WALK:
 	case FIT_WALK2: *o = OPT_FORM_WALK; return 0;
+	case FIT_CLIFF2: *o = OPT_FORM_CLIFF; return 0;
+	case FIT_CLIFF2Y: *o = OPT_FORM_CLIFFY; return 0;
 	default: return -ENOTSUP;
 	}
 }

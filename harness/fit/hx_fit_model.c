@@ -16,7 +16,8 @@
 
 size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
-	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2 };
+	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
+					     FIT_CLIFF2, FIT_CLIFF2Y };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2 };
 	size_t n = 0;
 
@@ -140,18 +141,23 @@ static int fit_single(const struct hx_fit_data *d, int v, const enum fit_form *f
 	struct fit_data fd = { d->n, NULL, d->y };
 	char why[sizeof(sel->reason)];
 	struct hx_sb sb;
+	size_t n_one = 0;
 	int rc;
 
 	if (!x1)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < n_forms; i++)
-		if (restrict_form(forms[i], &one[i])) {
+
+	for (size_t i = 0; i < n_forms; i++) /* a candidate without a restriction drops out */
+		if (restrict_form(forms[i], &one[n_one]) == 0)
+			n_one++;
+		else if (n_forms == 1) {
 			free(x1);
 			return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
 					     "%s %s %s: only %s varies and form %s has no "
 					     "one-input restriction", d->rnic_model, d->verb,
 					     d->metric, v ? "y" : "x", fit_form_name(forms[i]));
 		}
+	n_forms = n_one;
 	for (size_t i = 0; i < d->n; i++) {
 		x1[i][0] = d->x[i][v];
 		x1[i][1] = 0;
