@@ -233,33 +233,78 @@ out:
 	return rc;
 }
 
-/* cov (scaled space) = s2 (J^T J)^-1 in natural params; NaN where not identifiable. */
+/* Parameters no observation is sensitive to: |df/dp_j| * |p_j| (the effect of a relative
+ * change) below 1e-7 of the largest parameter's, at every point. Such a parameter has run
+ * off to where the form no longer depends on it (a walk scale s far beyond every mask
+ * count: v(m) = m + 1 over the data), so the data cannot bound it; it is kept at its value,
+ * as fixed (standard error 0), and the covariance is that of the others. */
+static unsigned insensitive(const gsl_matrix *J, const double *ps, size_t p, bool *fixed)
+{
+	double col[FIT_MAX_PARAMS] = { 0 }, top = 0;
+	unsigned n = 0;
+
+	for (size_t j = 0; j < p; j++) {
+		for (size_t i = 0; i < J->size1; i++)
+			col[j] = fmax(col[j], fabs(gsl_matrix_get(J, i, j) * ps[j]));
+		top = fmax(top, col[j]);
+	}
+	for (size_t j = 0; j < p; j++) {
+		fixed[j] = top > 0 && col[j] <= 1e-7 * top;
+		n += fixed[j];
+	}
+	return n;
+}
+
+/* cov (scaled space) = s2 (J^T J)^-1 in natural params over the parameters the data are
+ * sensitive to (the others fixed: rows and columns 0); NaN when that is singular. */
 static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 		      double cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS], bool *identifiable)
 {
-	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *C = gsl_matrix_alloc(c->p, c->p);
+	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *Jr = NULL, *C = NULL;
+	bool fixed[FIT_MAX_PARAMS];
+	size_t keep[FIT_MAX_PARAMS], nk = 0;
 	double g[FIT_MAX_PARAMS];
+	int st = GSL_FAILURE;
 
-	*identifiable = true;
-	if (!J || !C) {
-		gsl_matrix_free(J);
-		gsl_matrix_free(C);
+	*identifiable = false;
+	if (!J)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < c->n; i++) {
 		fit_form_grad(c->form, ps, c->x[i], g);
 		for (size_t j = 0; j < c->p; j++)
 			gsl_matrix_set(J, i, j, g[j]);
 	}
-	int st = gsl_multifit_nlinear_covar(J, 1e-12, C);
-	for (size_t j = 0; j < c->p; j++) {
-		if (st != GSL_SUCCESS || !(gsl_matrix_get(C, j, j) > 0))
-			*identifiable = false;
+	insensitive(J, ps, c->p, fixed);
+	for (size_t j = 0; j < c->p; j++)
+		if (!fixed[j])
+			keep[nk++] = j;
+	if (nk > 0) {
+		Jr = gsl_matrix_alloc(c->n, nk);
+		C = gsl_matrix_alloc(nk, nk);
 	}
+	if (nk > 0 && (!Jr || !C)) {
+		gsl_matrix_free(J);
+		gsl_matrix_free(Jr);
+		gsl_matrix_free(C);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n && nk > 0; i++)
+		for (size_t k = 0; k < nk; k++)
+			gsl_matrix_set(Jr, i, k, gsl_matrix_get(J, i, keep[k]));
+	if (nk > 0)
+		st = gsl_multifit_nlinear_covar(Jr, 1e-12, C);
+	*identifiable = nk > 0 && st == GSL_SUCCESS;
+	for (size_t k = 0; *identifiable && k < nk; k++)
+		if (!(gsl_matrix_get(C, k, k) > 0))
+			*identifiable = false;
 	for (size_t j = 0; j < c->p; j++)
 		for (size_t k = 0; k < c->p; k++)
-			cs[j][k] = *identifiable ? s2 * gsl_matrix_get(C, j, k) : NAN;
+			cs[j][k] = *identifiable ? 0.0 : NAN;
+	for (size_t a = 0; *identifiable && a < nk; a++)
+		for (size_t b = 0; b < nk; b++)
+			cs[keep[a]][keep[b]] = s2 * gsl_matrix_get(C, a, b);
 	gsl_matrix_free(J);
+	gsl_matrix_free(Jr);
 	gsl_matrix_free(C);
 	return 0;
 }

@@ -6,6 +6,7 @@
  * so `analyze` from another directory prints the same causes, and warns when the plan changed;
  * `replay --model` with a file that has no bandwidth model names what the file holds.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,6 +226,74 @@ static void test_fresh_model_phase_over_the_causes(void **state)
 	e2e_rmdir(dir);
 }
 
+/* Gain of POLICY over static in replay's testbed table ("optimiser  ok  155.83  +237.1% ..."):
+ * the percentage, and its rules count into *RULES. NAN when the row is missing. */
+static double replay_gain(const char *out, const char *policy, long *rules)
+{
+	const char *p = strstr(out, "policy     status");
+	char name[32], status[16];
+	double bw, gain;
+
+	while (p && (p = strchr(p, '\n')) && *++p)
+		if (sscanf(p, "%31s %15s %lf %lf%% %*f %*s %*f %ld/", name, status, &bw, &gain,
+			   rules) == 5 && !strcmp(name, policy))
+			return gain;
+	return NAN;
+}
+
+/* The mission's chain on the simulated CX-7 with no hand-written model: a campaign with a
+ * model phase -> fit on the causes' dimensions -> export (valid, not forced) -> replay with
+ * that file: the optimiser acts (hyper-mask copies) and beats the static layout. */
+static void test_fresh_chain_campaign_to_optimiser(void **state)
+{
+	char old[1024], plan[1100], *text;
+	const char *dir = e2e_tmpdir();
+	const char *cx7 = e2e_src("examples/testbeds/sim-cx7.yaml");
+	char tb[1024];
+	struct e2e_run r;
+	long rs = 0, ro = 0;
+	double gain;
+
+	(void)state;
+	snprintf(tb, sizeof(tb), "%s", cx7);
+	assert_non_null(getcwd(old, sizeof(old)));
+	write_plan(dir, plan, sizeof(plan));
+	text = e2e_read_file(plan);
+	{
+		char *more;
+
+		assert_true(asprintf(&more, "%smodel:\n  levels: 6\n", text) > 0);
+		assert_int_equal(e2e_write_file(plan, more), 0);
+		free(more);
+	}
+	free(text);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(e2e_scalacn_run(&r, (const char *[]){ "run", "plan.yaml", "--testbed",
+			 tb, "--db", "q.db", "--quiet", NULL }), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, (const char *[]){ "fit", "--db", "q.db", "--inputs",
+			 "causes", NULL }), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, (const char *[]){ "export", "--db", "q.db", "--rnic",
+			 "ConnectX-7 (simulated)", "-o", "cx7.model", NULL }), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, (const char *[]){ "gen-trace", "--flows", "3000",
+			 "--popularity", "zipf:1.0", "--duration", "10", "--churn", "20", "--seed",
+			 "1", "-o", "t.csv", NULL }), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, (const char *[]){ "replay", "--trace", "t.csv",
+			 "--model", "cx7.model", "--testbed", tb, NULL }), 0);
+	gain = replay_gain(r.out, "optimiser", &ro);
+	assert_true(replay_gain(r.out, "static", &rs) == 0);
+	print_message("chain: optimiser %+.1f%% bandwidth over static (%ld rules vs %ld)\n", gain,
+		      ro, rs);
+	assert_true(gain > 20);
+	assert_true(ro > rs); /* hyper-mask copies: it acted */
+	e2e_run_free(&r);
+	assert_int_equal(chdir(old), 0);
+	e2e_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
+		cmocka_unit_test(test_fresh_chain_campaign_to_optimiser),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

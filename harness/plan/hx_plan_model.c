@@ -4,7 +4,7 @@
  * causal analysis, measure a design over the dimensions the causes name so that `fit`
  * models each (verb, metric) on them.
  *   model:
- *     levels: 5        # levels per input, spread geometrically over the plan's range (2..12)
+ *     levels: 6        # levels per input, spread geometrically over the plan's range (2..12)
  *     max_inputs: 2    # causal dimensions per model (1..2), the strongest causes first
  * Absent: no model phase (levels = 0).
  */
@@ -24,7 +24,7 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	if (ycfg_get(root, "model", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
-	    (rc = ycfg_opt_int(&n, "levels", 2, 12, 5, &v, err)) < 0)
+	    (rc = ycfg_opt_int(&n, "levels", 2, 12, 6, &v, err)) < 0)
 		return rc;
 	p->model_levels = (unsigned)v;
 	if ((rc = ycfg_opt_int(&n, "max_inputs", 1, 2, 2, &v, err)) < 0)
