@@ -66,6 +66,42 @@ static void test_cli_help_command(void **state)
 	e2e_run_free(&r);
 }
 
+/* Every command listed by --help takes --help and -h (anywhere among its arguments): its
+ * usage on stdout, nothing on stderr, exit 0; after "--" it is an argument again. */
+static void test_cli_every_command_takes_help(void **state)
+{
+	struct e2e_run r, list;
+	const char *overview[] = { "--help", NULL };
+	unsigned n = 0;
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&list, overview), 0);
+	for (const char *p = strstr(list.out, "\n  "); p; p = strstr(p + 1, "\n  ")) {
+		char name[32], want[48];
+
+		if (sscanf(p + 3, "%31s", name) != 1)
+			continue;
+		snprintf(want, sizeof(want), "usage: scalacn %s", name);
+		for (int k = 0; k < 2; k++) {
+			const char *args[] = { name, "--db", "x.db", k ? "-h" : "--help", NULL };
+
+			assert_int_equal(e2e_scalacn_run(&r, args), 0);
+			assert_non_null(strstr(r.out, want));
+			assert_string_equal(r.err, "");
+			e2e_run_free(&r);
+		}
+		n++;
+	}
+	e2e_run_free(&list);
+	assert_true(n >= 17);
+	{
+		const char *after[] = { "trials", "--", "--help", NULL };
+
+		assert_int_equal(e2e_scalacn_run(&r, after), 2);
+		e2e_run_free(&r);
+	}
+}
+
 static void test_cli_unknown_command_and_option(void **state)
 {
 	struct e2e_run r;
@@ -221,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_cli_help_lists_commands),
 		cmocka_unit_test(test_cli_version),
 		cmocka_unit_test(test_cli_help_command),
+		cmocka_unit_test(test_cli_every_command_takes_help),
 		cmocka_unit_test(test_cli_unknown_command_and_option),
 		cmocka_unit_test(test_cli_enumerate_quickstart),
 		cmocka_unit_test(test_cli_config_error_has_position),

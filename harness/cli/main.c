@@ -3,6 +3,7 @@
  * main: the `scalacn` program's entry point: global options (--help, --version), the
  * `help COMMAND` command, and dispatch to the command table in hx_commands.c.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ static void print_overview(FILE *out)
 		"Commands:\n");
 	for (const struct hx_command *c = hx_commands; c->name; c++)
 		fprintf(out, "  %-13s %s\n", c->name, c->summary);
-	fprintf(out, "\nRun 'scalacn help COMMAND' for a command's options.\n"
+	fprintf(out, "\nRun 'scalacn COMMAND --help' (or 'scalacn help COMMAND') for a command's options.\n"
 		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall in range),\n"
 		     "2 usage or configuration error, 3 testbed error, 130 interrupted.\n");
 }
@@ -41,6 +42,16 @@ static int cmd_help(int argc, char **argv)
 	}
 	fputs(c->usage, stdout);
 	return HX_EXIT_OK;
+}
+
+/* `scalacn CMD --help` / `-h` anywhere among CMD's arguments (as git, ip and tc take it):
+ * the command's usage on stdout, exit 0. A "--" ends the options. */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -69,6 +80,10 @@ int main(int argc, char **argv)
 	if (!c) {
 		fprintf(stderr, "scalacn: unknown command '%s' (see 'scalacn --help')\n", argv[1]);
 		return HX_EXIT_USAGE;
+	}
+	if (wants_help(argc, argv)) {
+		fputs(c->usage, stdout);
+		return HX_EXIT_OK;
 	}
 	return c->run(argc - 1, argv + 1);
 }
