@@ -11,29 +11,38 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench/bench-util.h"
 #include "topology/topo.h"
 #include "topology/topo_enum.h"
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return bench_cpu_s();
 }
 
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
+struct enum_job {
+	struct topo_space s;
+	bool naive;
+	uint64_t seen;
+	struct topo_enum_stats st;
+};
 
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
+static int count_cb(const struct topo_model *m, void *ctx);
+
+static void enum_job_run(void *ctx)
+{
+	struct enum_job *j = ctx;
+
+	j->seen = 0;
+	if (j->naive)
+		topo_enumerate_naive(&j->s, count_cb, &j->seen, &j->st, NULL);
+	else
+		topo_enumerate(&j->s, count_cb, &j->seen, &j->st, NULL);
 }
 
 static int count_cb(const struct topo_model *m, void *ctx)
@@ -84,9 +93,15 @@ static int run_space(unsigned level)
 	struct scn_error err;
 	uint64_t seen = 0;
 	double t0, dt, pruned = 0;
+	long rss;
 	int rc;
 
 	grown_space(&s, level);
+	{
+		struct enum_job j = { .s = s };
+
+		rss = bench_child_peak_rss_kib(enum_job_run, &j);
+	}
 	t0 = now_s();
 	rc = topo_enumerate(&s, count_cb, &seen, &st, &err);
 	dt = now_s() - t0;
@@ -99,7 +114,7 @@ static int run_space(unsigned level)
 	printf("%5u %6u %6u %6u %10.2f %12llu %9.2f %12.3g %12.3g %10.3f %9ld\n", level,
 	       s.max_tables, s.n_shapes, s.n_templates, st.log10_bruteforce,
 	       (unsigned long long)st.valid, st.log10_bruteforce - log10((double)st.valid),
-	       (double)st.visited, (double)st.valid / dt, dt, peak_rss_kib());
+	       (double)st.visited, (double)st.valid / dt, dt, rss);
 	if (fabs(log10(pruned + (double)st.valid) - st.log10_bruteforce) > 1e-9) {
 		fprintf(stderr, "bench-enumerate: valid + pruned does not add up\n");
 		return 1;
@@ -109,27 +124,20 @@ static int run_space(unsigned level)
 
 static int compare_naive(void)
 {
-	struct topo_space s;
-	struct topo_enum_stats a, b;
-	uint64_t na = 0, nb = 0;
-	double t0, ta, tb;
+	struct enum_job a = { .naive = false }, b = { .naive = true };
+	struct bench_spread ta, tb;
 
-	topo_space_default(&s);
-	ta = INFINITY;
-	for (int rep = 0; rep < 5; rep++) { /* best of 5: the run is short */
-		na = 0;
-		t0 = now_s();
-		topo_enumerate(&s, count_cb, &na, &a, NULL);
-		ta = fmin(ta, now_s() - t0);
-	}
-	t0 = now_s();
-	topo_enumerate_naive(&s, count_cb, &nb, &b, NULL);
-	tb = now_s() - t0;
-	printf("\ndefault space: pruning %.4f s (best of 5; %.3g models built), naive %.4f s "
-	       "(%.3g built):\n  pruning is %.1fx faster and builds %.1fx fewer models\n", ta,
-	       (double)a.visited, tb, (double)b.visited, tb / ta,
-	       (double)b.visited / (double)a.visited);
-	if (a.valid != b.valid || na != nb) {
+	topo_space_default(&a.s);
+	b.s = a.s;
+	bench_repeat(enum_job_run, &a, 5, &ta);
+	bench_repeat(enum_job_run, &b, 5, &tb);
+	printf("\ndefault space, CPU median of 5 runs [min..max]: pruning %.4f s [%.4f..%.4f] "
+	       "(%.3g models built), naive %.4f s [%.4f..%.4f] (%.3g built):\n"
+	       "  pruning is %.1fx faster (range %.1fx..%.1fx) and builds %.1fx fewer models\n",
+	       ta.median, ta.min, ta.max, (double)a.st.visited, tb.median, tb.min, tb.max,
+	       (double)b.st.visited, tb.median / ta.median, tb.min / ta.max, tb.max / ta.min,
+	       (double)b.st.visited / (double)a.st.visited);
+	if (a.st.valid != b.st.valid || a.seen != b.seen) {
 		fprintf(stderr, "bench-enumerate: pruning and naive disagree\n");
 		return 1;
 	}

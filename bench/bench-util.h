@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-util: how every benchmark measures, so that both sides of a printed ratio are
+ * measured the same way: CPU time of this process (not wall clock: other load on the
+ * machine does not move it), repeated runs summarised as median and range (GSL's median),
+ * and peak RSS of a child process that runs only the workload (this process's own
+ * ru_maxrss would include what ran before it, and under `meson test` the parent's).
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stddef.h>
+
+/* CPU seconds (user + system) this process has used. */
+double bench_cpu_s(void);
+
+struct bench_spread {
+	double median, min, max;
+	size_t n;
+};
+/* Median and range of V[0..N) (V is reordered). */
+void bench_spread_of(double *v, size_t n, struct bench_spread *out);
+/* Run FN(CTX) N times (N <= 64), each timed in CPU seconds. */
+void bench_repeat(void (*fn)(void *), void *ctx, size_t n, struct bench_spread *out);
+/* Peak resident set (KiB) of a forked child that runs FN(CTX) and exits; -1 on error. */
+long bench_child_peak_rss_kib(void (*fn)(void *), void *ctx);
+
+#endif
