@@ -140,17 +140,22 @@ void e2e_run_free(struct e2e_run *r)
 	r->out = r->err = NULL;
 }
 
-long e2e_trial_count(const char *db)
+long e2e_sql_long(const char *db, const char *sql)
 {
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	long n = -1;
 
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, "SELECT count(*) FROM trials", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
+		n = (long)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return n;
+}
+
+long e2e_trial_count(const char *db)
+{
+	return e2e_sql_long(db, "SELECT count(*) FROM trials");
 }

@@ -32,6 +32,8 @@ void e2e_run_free(struct e2e_run *r);
 /* Read a whole file (owned, NUL-terminated) or NULL. */
 char *e2e_read_file(const char *path);
 int e2e_write_file(const char *path, const char *text);
+/* The first column of the first row of SQL on DB (opened read-only), or -1. */
+long e2e_sql_long(const char *db, const char *sql);
 /* Count lines of `sqlite3 DB "select count(*) from trials"` via the store library. */
 long e2e_trial_count(const char *db);
 

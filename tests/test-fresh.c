@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "e2e_util.h"
 #include "optimiser/scalacn-opt.h"
@@ -74,21 +73,6 @@ static void test_fresh_latency_prints_no_bandwidth(void **state)
 	e2e_run_free(&r);
 }
 
-static long sql_long(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	long v = -1;
-
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = (long)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
-
 /* A plan copied into DIR whose testbed is the checkout's sim-cx6 (absolute path). */
 static void write_plan(const char *dir, char *plan, size_t len)
 {
@@ -123,7 +107,7 @@ static void test_fresh_analyze_from_any_directory(void **state)
 	assert_int_equal(chdir(dir), 0);
 	assert_int_equal(e2e_scalacn_run(&r, run), 1); /* NOT QUALIFIED, by design */
 	e2e_run_free(&r);
-	assert_int_equal(sql_long(db, "SELECT count(*) FROM campaigns WHERE plan_path LIKE '/%' "
+	assert_int_equal(e2e_sql_long(db, "SELECT count(*) FROM campaigns WHERE plan_path LIKE '/%' "
 				      "AND testbed LIKE '/%' AND length(plan_file_hash) = 16"), 1);
 	assert_int_equal(e2e_scalacn_run(&r, an), 0);
 	here = strdup(r.out);
@@ -213,14 +197,14 @@ static void test_fresh_model_phase_over_the_causes(void **state)
 	assert_int_equal(e2e_scalacn_run(&r, run), 1);
 	e2e_run_free(&r);
 	/* 4 levels of each of the two causes' dimensions plus their walls' neighbours */
-	assert_true(sql_long(db, "SELECT count(*) FROM points WHERE phase = 'model'") >= 16);
-	assert_int_equal(sql_long(db, "SELECT count(DISTINCT t.id) FROM trials t JOIN points p "
+	assert_true(e2e_sql_long(db, "SELECT count(*) FROM points WHERE phase = 'model'") >= 16);
+	assert_int_equal(e2e_sql_long(db, "SELECT count(DISTINCT t.id) FROM trials t JOIN points p "
 				      "ON p.id = t.point WHERE p.phase = 'model' AND t.status != 'ok'"),
 			 0);
 	assert_int_equal(e2e_scalacn_run(&r, fit), 0);
 	assert_non_null(strstr(r.out, "(inputs flows,server.decap_masks)"));
 	e2e_run_free(&r);
-	assert_int_equal(sql_long(db, "SELECT count(*) FROM models WHERE "
+	assert_int_equal(e2e_sql_long(db, "SELECT count(*) FROM models WHERE "
 				      "inputs = 'flows,server.decap_masks'"), 1);
 	assert_int_equal(chdir(old), 0);
 	e2e_rmdir(dir);
