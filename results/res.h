@@ -82,7 +82,8 @@ int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
 
 /* ---- Trials ---------------------------------------------------------------------------- */
 struct res_sample {
-	char status[24];         /* "ok", "timeout", "completion_error", "apply_failed" */
+	char status[24];         /* tb_status_name: "ok", "timeout", "completion_error",
+				  * "apply_failed", "unusable" */
 	/* NAN = not measured: stored as NULL, read back as NAN (failed trials: all four;
 	 * latency tests: bw; whatever else a testbed's test did not report) */
 	double bw_gbps, msg_rate_mpps, lat_median_us, lat_p99_us;

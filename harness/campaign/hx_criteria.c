@@ -84,7 +84,7 @@ int hx_baselines_measured(const struct hx_outcome *o, struct scn_error *err)
 	for (unsigned i = 0; i < o->n_baselines; i++) {
 		const struct hx_baseline *b = &o->baselines[i];
 
-		if (b->r.n == 0 || b->r.failed < b->r.n)
+		if (b->r.n == 0 || b->r.failed + b->r.unusable < b->r.n)
 			continue;
 		return scn_error_set(err, SCN_ERR_DEVICE, -ENODATA,
 				     "the baseline (%s %s) could not be measured: all %u trials "
