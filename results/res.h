@@ -38,6 +38,25 @@ int res_schema_version(struct res_db *db); /* PRAGMA user_version */
 /* The raw handle, for modules that add their own queries (fitting export, analysis). */
 struct sqlite3 *res_sqlite(struct res_db *db);
 
+/* ---- One writer per database ----------------------------------------------------------- */
+/*
+ * Commands that write campaigns (run, compare, analyze) hold the database's writer lock for
+ * as long as they run: an flock() on the sidecar file "DB_PATH.lock" that the kernel drops
+ * when the holder's process ends, however it ends. A second writer is refused at once
+ * (-EBUSY, class store) with a message naming the holder ("scalacn run, pid 1234 on lab-a,
+ * since ..."). Readers take no lock (WAL: they never block a writer). ":memory:" takes none.
+ * WHAT names the holder's command in that message. Release with res_unlock (NULL ok).
+ */
+struct res_lock;
+int res_lock_writer(const char *db_path, const char *what, struct res_lock **out,
+		    struct scn_error *err);
+void res_unlock(struct res_lock *l);
+
+/* How long a statement waits for another connection's write lock before it fails with
+ * -EBUSY: long enough that a busy database (a reader's long checkpoint, someone holding
+ * BEGIN IMMEDIATE in the sqlite3 shell) never costs a campaign the trial it just measured. */
+#define RES_BUSY_PATIENCE_S 300
+
 /* ---- Campaigns ------------------------------------------------------------------------- */
 enum res_campaign_status { RES_RUNNING = 0, RES_INTERRUPTED, RES_DONE, RES_FAILED };
 const char *res_campaign_status_name(enum res_campaign_status s);
@@ -68,6 +87,10 @@ int res_campaign_get(struct res_db *db, int64_t id, struct res_campaign *out,
 		     struct scn_error *err);
 int res_campaign_set_status(struct res_db *db, int64_t id, enum res_campaign_status st,
 			    const char *summary, struct scn_error *err);
+/* The campaign a read command shows when none is named: the newest whose status is done,
+ * interrupted or running. A failed campaign never is (a testbed error, a refused or broken
+ * run); -ENOENT (class usage) when there is none, saying how many failed. */
+int res_campaign_default(struct res_db *db, struct res_campaign *out, struct scn_error *err);
 /* Call CB for every campaign, newest first. */
 typedef int (*res_campaign_cb)(const struct res_campaign *c, void *ctx);
 int res_campaign_each(struct res_db *db, res_campaign_cb cb, void *ctx, struct scn_error *err);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -304,6 +305,27 @@ static int refuse_newer(struct res_db *db, int version, struct scn_error *err)
 			     "(knows up to %d)", db->path, version, RES_SCHEMA_VERSION);
 }
 
+/* SQLite's busy handler: wait for another connection's lock with a growing sleep (1 ms
+ * doubling to 200 ms) for up to RES_BUSY_PATIENCE_S, then give up (SQLITE_BUSY). COUNT is 0
+ * at the first call for one lock wait. */
+static int busy_wait(void *ctx, int count)
+{
+	struct res_db *db = ctx;
+	struct timespec now, nap;
+	double t, ms = count < 8 ? (double)(1 << count) : 200.0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+	if (count == 0)
+		db->busy_since = t;
+	if (t - db->busy_since >= RES_BUSY_PATIENCE_S)
+		return 0;
+	nap.tv_sec = 0;
+	nap.tv_nsec = (long)((ms > 200 ? 200 : ms) * 1e6);
+	nanosleep(&nap, NULL);
+	return 1;
+}
+
 static int open_handle(struct res_db *db, const char *path, bool create, struct scn_error *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -316,7 +338,7 @@ static int open_handle(struct res_db *db, const char *path, bool create, struct 
 	if (rc != SQLITE_OK)
 		return res_sqlerr(db, rc, err, "opening");
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, 5000);
+	sqlite3_busy_handler(db->h, busy_wait, db);
 	return 0;
 }
 

@@ -70,7 +70,8 @@ const struct hx_command hx_commands[] = {
 	  "and replaces the campaign's symptoms and causes in the database. Trials already\n"
 	  "stored are reused; the testbed is needed only for points not yet measured.\n\n"
 	  "  --db FILE        results database (default: scalacn.db)\n"
-	  "  --campaign ID    campaign to analyse (default: the newest)\n"
+	  "  --campaign ID    campaign to analyse (default: the newest done, interrupted or\n"
+	  "                   running one; a failed campaign is never the default)\n"
 	  "  --testbed FILE   testbed for missing points (default: the campaign's)\n"
 	  "  --strategy S     cct (default: the plan's analysis.strategy), brute or anneal\n"
 	  "  --json           print the causes as JSON\n",

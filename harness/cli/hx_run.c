@@ -46,6 +46,7 @@ struct campaign_env {
 	struct hx_plan *plan;
 	struct tb *tb;
 	struct res_db *db;
+	struct res_lock *lock;        /* the database's writer lock, held while the campaign runs */
 	struct hx_runner runner;
 	struct hx_progress progress;
 	struct hx_observer observer;  /* the progress line, as the runner sees it */
@@ -116,7 +117,9 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 	e->runner.dry_run = o->dry_run;
 	if (o->dry_run)
 		return 0;
-	rc = res_open(o->db_path, true, &e->db, err);
+	rc = res_lock_writer(o->db_path, "run", &e->lock, err);
+	if (rc == 0)
+		rc = res_open(o->db_path, true, &e->db, err);
 	if (rc < 0)
 		return rc;
 	e->runner.db = e->db;
@@ -210,6 +213,7 @@ static void close_all(struct campaign_env *e)
 {
 	hx_runner_release(&e->runner);
 	res_close(e->db);
+	res_unlock(e->lock);
 	tb_close(e->tb);
 	hx_plan_free(e->plan);
 }
