@@ -33,6 +33,12 @@ struct res_db;
 
 /* Open (creating when missing) and migrate. -ENOENT when CREATE is false and it is missing. */
 int res_open(const char *path, bool create, struct res_db **out, struct scn_error *err);
+/* Open an existing database read-only (URI "file:PATH?mode=ro"; with "&immutable=1" when
+ * even the WAL index cannot be created, as on a read-only mount): for commands that only
+ * read. Writes through it fail with -EROFS. A database of an older schema is migrated
+ * through res_open first (which needs write access; the error says so). -ENOENT when
+ * missing, as res_open. */
+int res_open_ro(const char *path, struct res_db **out, struct scn_error *err);
 void res_close(struct res_db *db);
 int res_schema_version(struct res_db *db); /* PRAGMA user_version */
 /* The raw handle, for modules that add their own queries (fitting export, analysis). */

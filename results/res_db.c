@@ -373,6 +373,85 @@ int res_open(const char *path, bool create, struct res_db **out, struct scn_erro
 	return 0;
 }
 
+/* "file:PATH?mode=ro[&immutable=1]" with PATH percent-encoded where a URI needs it. */
+static void ro_uri(const char *path, bool immutable, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "file:");
+
+	for (const char *p = path; *p && n + 4 < len; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			n += (size_t)snprintf(out + n, len - n, "%%%02X", (unsigned char)*p);
+		else
+			out[n++] = *p;
+	}
+	snprintf(out + n, len - n, "?mode=ro%s", immutable ? "&immutable=1" : "");
+}
+
+/* Open PATH read-only; IMMUTABLE for media where even the WAL index cannot be made. */
+static int open_ro_handle(struct res_db *db, const char *path, bool immutable,
+			  struct scn_error *err)
+{
+	char uri[1100];
+	int rc;
+
+	ro_uri(path, immutable, uri, sizeof(uri));
+	rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK)
+		return res_sqlerr(db, rc, err, "opening read-only");
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_handler(db->h, busy_wait, db);
+	return 0;
+}
+
+static int version_ro(struct res_db *db, const char *path, int *version, struct scn_error *err)
+{
+	int r = open_ro_handle(db, path, false, err);
+
+	if (!r)
+		r = pragma_int(db, "PRAGMA user_version", version, err);
+	if (r < 0 && r != -EINVAL && r != -ENOMEM) {
+		/* a WAL database on read-only media: no -shm can be made beside it (-EROFS,
+		 * -EACCES, or -ENOENT for the -shm file): read it as immutable */
+		sqlite3_close_v2(db->h);
+		db->h = NULL;
+		r = open_ro_handle(db, path, true, err);
+		if (!r)
+			r = pragma_int(db, "PRAGMA user_version", version, err);
+	}
+	return r;
+}
+
+int res_open_ro(const char *path, struct res_db **out, struct scn_error *err)
+{
+	struct res_db *db;
+	int version = 0, r;
+
+	*out = NULL;
+	if (!path || !path[0] || !strcmp(path, ":memory:") || access(path, F_OK) != 0)
+		return res_open(path, false, out, err); /* the same errors as a writer gets */
+	if (!(db = calloc(1, sizeof(*db))))
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "%s: out of memory", path);
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	r = version_ro(db, path, &version, err);
+	if (!r && version > RES_SCHEMA_VERSION)
+		r = refuse_newer(db, version, err);
+	if (!r && version < RES_SCHEMA_VERSION) {
+		/* an older schema: migrating needs write access, as res_open has */
+		res_close(db);
+		r = res_open(path, false, out, err);
+		if (r)
+			scn_error_prefix(err, "schema %d must be migrated to %d first, which needs "
+					 "write access: ", version, RES_SCHEMA_VERSION);
+		return r;
+	}
+	if (r) {
+		res_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
 void res_close(struct res_db *db)
 {
 	if (!db)

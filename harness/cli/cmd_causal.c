@@ -313,7 +313,7 @@ int hx_cmd_causes(int argc, char **argv)
 	if (rc)
 		return rc;
 	scn_error_clear(&err);
-	rc = res_open(o.db, false, &db, &err);
+	rc = res_open_ro(o.db, &db, &err);
 	if (rc == 0)
 		rc = find_campaign(db, o.campaign, &c, &err);
 	if (rc == 0)

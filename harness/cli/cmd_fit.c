@@ -327,7 +327,7 @@ int hx_cmd_models(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_cli("models", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	c.json = o.json;
 	if (c.json)
@@ -392,7 +392,7 @@ int hx_cmd_predict(int argc, char **argv)
 		return rc;
 	if (!o.model || !o.has_x || !o.has_y)
 		return hx_usage_error("predict", "needs --model ID, --masks-local X and --masks-remote Y");
-	if ((rc = hx_open_store(o.db, &db)))
+	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	m = calloc(1, sizeof(*m));
 	rc = m ? res_model_get(db, o.model, m, &err)
@@ -439,7 +439,7 @@ int hx_cmd_export(int argc, char **argv)
 		fmt = HX_EXPORT_YAML;
 	else if (o.format && strcmp(o.format, "sqlite"))
 		return hx_usage_error("export", "--format takes sqlite or yaml, not '%s'", o.format);
-	if ((rc = hx_open_store(o.db, &db)))
+	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	rc = hx_fit_export(db, o.rnic, o.firmware, o.out, fmt, &info, &err);
 	res_close(db);

@@ -81,7 +81,7 @@ int hx_cmd_status(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("status", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	struct status_ctx x = { .db = db };
 	struct res_campaign def;
@@ -157,7 +157,7 @@ int hx_cmd_trials(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("trials", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	c.limit = o.limit;
 	c.json = o.json;
@@ -181,7 +181,7 @@ int hx_cmd_export_csv(int argc, char **argv)
 	FILE *out = stdout;
 	int rc = parse_store_opts("export-csv", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	if (o.out && !(out = fopen(o.out, "w"))) {
 		fprintf(stderr, "scalacn: cannot write %s: %s\n", o.out, strerror(errno));

@@ -56,6 +56,9 @@ int hx_parse_id(const char *cmd, const char *opt, const char *what, const char *
  * Returns 0, or an exit code after printing "scalacn: no results database at PATH (run a
  * campaign first, or give --db)" when there is none, or the store's error otherwise. */
 int hx_open_store(const char *path, struct res_db **db);
+/* The same, read-only (res_open_ro), for commands that only read: a database on a read-only
+ * file or mount works. */
+int hx_open_store_ro(const char *path, struct res_db **db);
 
 struct res_campaign;
 /* Print "scalacn CMD: warning: ..." on stderr for each of C's plan and testbed files that
