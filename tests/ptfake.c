@@ -60,7 +60,7 @@ void ptf_tool(const char *dir, const char *tool, const char *client)
 		     "last=$1; shift; done\n"
 		     "case \"$last\" in\n"
 		     "*.*.*.*) exec 3<>/dev/tcp/$last/$port || exit 1; . \"$dir/%s\" ;;\n"
-		     "*) exec python3 -c 'import socket,sys\n"
+		     "*) echo $$ > \"$dir/server.pid\"; exec python3 -c 'import socket,sys\n"
 		     "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
 		     "s.bind((\"0.0.0.0\", int(sys.argv[1]))); s.listen(1); c, _ = s.accept(); "
 		     "c.recv(1)' \"$port\" ;;\nesac\n", dir, name) < 0)

@@ -22,7 +22,7 @@ void ptf_rmdir(char *dir);
 /* Write DIR/NAME with TEXT (mode 0755 when EXEC). Returns the path. */
 char *ptf_write(const char *dir, const char *name, const char *text, bool exec);
 /* Fake TOOL ("ib_write_lat") in DIR whose client runs CLIENT (bash, fd 3 connected to the
- * server; $dir is DIR). */
+ * server; $dir is DIR). The server writes its pid to DIR/server.pid. */
 void ptf_tool(const char *dir, const char *tool, const char *client);
 /* A perftest testbed file in DIR: two hosts reached by TRANSPORT ("local", or "kubectl"
  * with pod p), perftest from BIN_DIR, ports from PORT_BASE, RETRIES. Returns the path. */

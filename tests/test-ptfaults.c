@@ -5,16 +5,21 @@
  * trial (tb_sample_judge; perftest's "inf" latency and a 0 bandwidth are unusable trials,
  * with the raw line as evidence, after every attempt was tried); unusable output on one
  * attempt and a good one on the next is an ok trial; a failure that outlives the retries
- * comes back with the number of attempts and perftest's own line.
+ * comes back with the number of attempts and perftest's own line. Local perftest processes
+ * die with the harness: a harness process killed with SIGKILL during a trial (the fake
+ * client sleeps) leaves neither the client nor the server running.
  */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -198,6 +203,95 @@ static void test_ptfaults_error_names_attempts_and_line(void **state)
 	assert_non_null(strstr(err.message, "Couldn't connect to 127.0.0.1:"));
 }
 
+/* The pid in FILE, 0 when it is not there (yet). */
+static pid_t pid_in(const char *dir, const char *name)
+{
+	char *path = NULL, buf[32] = "";
+	FILE *f;
+
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	f = fopen(path, "r");
+	if (f && !fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+	free(path);
+	return (pid_t)atoi(buf);
+}
+
+/* PID is gone or a zombie nobody reaped yet: not running. */
+static bool running(pid_t pid)
+{
+	char path[64], buf[512], *rp, state = 'X';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')))
+		state = rp[2];
+	fclose(f);
+	return state != 'Z' && state != 'X';
+}
+
+/* A harness: measure one trial on the fake in DIR (long deadlines), never returning in time. */
+static void harness(const char *dir)
+{
+	char *text = NULL, *inv;
+	struct gen_traffic t;
+	struct scn_error err;
+	struct tb_sample s;
+	struct tb *tb = NULL;
+
+	if (asprintf(&text, "kind: perftest\nname: fake\neswitch: none\n"
+		     "perftest: {bin_dir: %s, run_s: 60}\n"
+		     "timeouts: {setup_s: 60, slack_s: 60, listen_s: 10}\nretries: 0\n"
+		     "ports: {base: %u, count: 16}\nhosts:\n"
+		     "  - {name: server, transport: local, data_ip: 127.0.0.1, rnic: {device: rxe0}}\n"
+		     "  - {name: client, transport: local, rnic: {device: rxe0}}\n"
+		     "pairs: [{client: client, server: server}]\n", dir, ptf_port_base(80)) < 0)
+		_exit(2);
+	inv = ptf_write(dir, "harness.yaml", text, false);
+	if (tb_open(inv, &tb, &err) < 0)
+		_exit(3);
+	lat_traffic(&t, GEN_METRIC_BW);
+	tb_measure(tb, &t, 1, &s, &err);
+	_exit(4);
+}
+
+static void test_ptfaults_children_die_with_the_harness(void **state)
+{
+	char *dir;
+	pid_t h, cli = 0, srv = 0;
+	int st;
+
+	(void)state;
+	if (!ptf_usable())
+		skip();
+	dir = ptf_dir();
+	ptf_tool(dir, "ib_write_bw", "echo $$ > \"$dir/client.pid\"; exec sleep 100\n");
+	h = fork();
+	assert_true(h >= 0);
+	if (h == 0)
+		harness(dir);
+	for (int i = 0; i < 1000 && !(cli && srv); i++) {
+		usleep(10000);
+		cli = pid_in(dir, "client.pid");
+		srv = pid_in(dir, "server.pid");
+	}
+	assert_true(cli > 0 && srv > 0);
+	usleep(100000); /* the client has exec'd sleep */
+	assert_true(running(cli) && running(srv));
+	assert_int_equal(kill(h, SIGKILL), 0);
+	assert_int_equal(waitpid(h, &st, 0), h);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	for (int i = 0; i < 300 && (running(cli) || running(srv)); i++)
+		usleep(10000);
+	assert_false(running(cli));
+	assert_false(running(srv));
+	ptf_rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_ptfaults_zero_bandwidth_is_unusable),
 		cmocka_unit_test(test_ptfaults_inf_then_good_is_ok),
 		cmocka_unit_test(test_ptfaults_error_names_attempts_and_line),
+		cmocka_unit_test(test_ptfaults_children_die_with_the_harness),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

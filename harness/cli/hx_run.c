@@ -2,8 +2,8 @@
 /*
  * hx_campaign: the `scalacn run` state machine: load, open, (re)start the campaign row,
  * phases (baseline, enumeration, walls, criteria), record symptoms, report, exit code.
- * SIGINT/SIGTERM stop between trials: what was measured is already committed, and the
- * message says how to resume.
+ * SIGINT, SIGTERM and SIGHUP stop between trials: what was measured is already committed,
+ * and the message says how to resume.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,6 +35,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: stop cleanly too */
 }
 
 static double unix_now(void)
