@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # agent-install: stage `meson install --destdir` of the build, build examples/agent against
 # the staged library with pkg-config only (no build-tree paths), check that the binary
-# resolves libscalacn-opt from the stage, and run it on a model file from the corpus.
+# resolves libscalacn-opt from the stage, run it on a model file from the corpus, and check
+# that with a public key (SCALACN_MODEL_KEY) it refuses that unsigned file.
 # Usage: agent-install.sh BUILD_ROOT SOURCE_ROOT [SANITIZE_FLAGS]
 set -eu
 build=$1
@@ -26,3 +27,12 @@ libdir=$(cd "$(dirname "$pc")/.." && pwd)
 LD_LIBRARY_PATH="$libdir" ldd "$stage/agent/agent" | grep scalacn-opt | grep -q "$stage" ||
 	{ echo "agent does not resolve libscalacn-opt from the stage"; exit 1; }
 LD_LIBRARY_PATH="$libdir" "$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 5
+# given a public key, the agent refuses the same (unsigned) model file
+"$build/scalacn" keygen -o "$stage/key" >/dev/null
+set +e
+SCALACN_MODEL_KEY="$stage/key.pub" LD_LIBRARY_PATH="$libdir" \
+	"$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 1 2>"$stage/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "is not signed" "$stage/err" ||
+	{ echo "agent with SCALACN_MODEL_KEY loaded an unsigned model (exit $rc)"; exit 1; }

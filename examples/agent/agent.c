@@ -9,7 +9,9 @@
  *      tc batch (what the agent would pipe to `tc -batch -`), apply the plan to the table.
  *
  * Here the NIC is imaginary: RULES flows over MASKS masks with Zipf(1) popularity, counters
- * made up from a seed. Usage: agent MODEL_FILE [RNIC] [SECONDS]. Prints one line per tick
+ * made up from a seed. Usage: agent MODEL_FILE [RNIC] [SECONDS]. With SCALACN_MODEL_KEY set
+ * to a public key file (`scalacn keygen`), only a model file signed with its secret key
+ * (`scalacn export --sign KEY`) is loaded (opt_model_load_signed). Prints one line per tick
  * and the first plan's tc batch; exits 0 when the optimiser cut the mean masks probed per
  * packet, 1 otherwise, 2 on errors.
  */
@@ -128,14 +130,19 @@ int main(int argc, char **argv)
 	struct opt_table *t = NULL;
 	struct opt_table_stats st;
 	uint64_t s = 1;
-	char err[256];
+	const char *key;
+	char err[512];
 	int rc = 2;
 
 	if (argc < 2 || !pkts || !w) {
 		fprintf(stderr, "usage: agent MODEL_FILE [RNIC] [SECONDS]\n");
 		goto out;
 	}
-	if (opt_model_load(argv[1], argc > 2 ? argv[2] : NULL, &model, err, sizeof(err)) < 0) {
+	key = getenv("SCALACN_MODEL_KEY");
+	if ((key && *key ? opt_model_load_signed(argv[1], argc > 2 ? argv[2] : NULL, key, &model,
+						 err, sizeof(err))
+			 : opt_model_load(argv[1], argc > 2 ? argv[2] : NULL, &model, err,
+					  sizeof(err))) < 0) {
 		fprintf(stderr, "agent: %s: %s\n", argv[1], err);
 		goto out;
 	}

@@ -15,11 +15,13 @@
 
 #include "harness/cli/hx_cli.h"
 #include "harness/fit/hx_fit.h"
+#include "optimiser/scalacn-opt.h"
 
 #define MIN_POINTS 4
 
 struct fit_cli {
 	const char *db, *rnic, *verb, *metric, *firmware, *out, *format;
+	const char *sign;       /* export --sign: the secret key file */
 	enum fit_form forms[FIT_FORM_COUNT];
 	size_t n_forms;
 	unsigned long long seed;
@@ -78,6 +80,7 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	case 'f': o->firmware = optarg; return 0;
 	case 'o': o->out = optarg; return 0;
 	case 'F': o->format = optarg; return 0;
+	case 'S': o->sign = optarg; return 0;
 	case 'J': o->json = true; return 0;
 	case 'k': return parse_forms(cmd, optarg, o);
 	case 'w': return add_where(cmd, optarg, o);
@@ -109,7 +112,7 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 		{ "masks-remote", required_argument, NULL, 'y' },
 		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+		{ "sign", required_argument, NULL, 'S' },     { NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
@@ -422,6 +425,17 @@ int hx_cmd_predict(int argc, char **argv)
 
 /* ---- export -------------------------------------------------------------------------------- */
 
+/* export --sign: OUT.sig, an Ed25519 signature made with the secret key in KEY. */
+static int sign_export(const char *out, const char *key)
+{
+	char msg[600];
+
+	if (opt_model_sign(out, key, msg, sizeof(msg)) == 0)
+		return 0;
+	fprintf(stderr, "scalacn export: %s\n", msg);
+	return HX_EXIT_USAGE;
+}
+
 int hx_cmd_export(int argc, char **argv)
 {
 	struct fit_cli o;
@@ -445,11 +459,14 @@ int hx_cmd_export(int argc, char **argv)
 	res_close(db);
 	if (rc < 0)
 		return hx_report_error(&err);
+	if (o.sign && (rc = sign_export(o.out, o.sign)))
+		return rc;
 	if (info.skipped)
 		fprintf(stderr, "scalacn export: note: not exported to agents: %s\n",
 			info.skipped_text);
-	printf("wrote %zu model%s of %s to %s (%s)\n", info.exported,
+	printf("wrote %zu model%s of %s to %s (%s)%s%s%s\n", info.exported,
 	       info.exported == 1 ? "" : "s", o.rnic, o.out,
-	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside");
+	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside",
+	       o.sign ? ", signed: " : "", o.sign ? o.out : "", o.sign ? ".sig" : "");
 	return HX_EXIT_OK;
 }

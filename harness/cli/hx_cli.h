@@ -81,6 +81,7 @@ int hx_cmd_fit(int argc, char **argv);      /* cmd_fit.c */
 int hx_cmd_models(int argc, char **argv);
 int hx_cmd_predict(int argc, char **argv);
 int hx_cmd_export(int argc, char **argv);
+int hx_cmd_keygen(int argc, char **argv);   /* cmd_keygen.c */
 int hx_cmd_gen_trace(int argc, char **argv); /* cmd_replay.c */
 int hx_cmd_replay(int argc, char **argv);
 
