@@ -204,7 +204,7 @@ static int unusable(struct tb_sample *out, const char *host, const char *what)
 {
 	out->status = TB_UNUSABLE;
 	out->bw_gbps = out->msg_rate_mpps = out->lat_median_us = out->lat_p99_us = NAN;
-	snprintf(out->evidence, sizeof(out->evidence), "%s: %s", host, what);
+	snprintf(out->evidence, sizeof(out->evidence), "%.48s: %.200s", host, what);
 	return 0;
 }
 
@@ -255,7 +255,7 @@ static int fill_pair(struct attempt *a, unsigned i, struct tb_sample *out, doubl
 	}
 	pt_result_free(r);
 	if (!out->evidence[0])
-		snprintf(out->evidence, sizeof(out->evidence), "%s: %s", host, line);
+		snprintf(out->evidence, sizeof(out->evidence), "%.48s: %.200s", host, line);
 	return 0;
 }
 
