@@ -62,6 +62,10 @@ void gen_levels_neutral(struct gen_levels *l);
  * point and `measure` makes unless told not to. */
 uint32_t gen_levels_flows_needed(const struct gen_levels *l);
 bool gen_levels_repair(struct gen_levels *l);
+/* 0 when gen_rules_build can build L's rule sets (subnets and flows in range, masks within
+ * the shapes available and no more than the flows, encap contexts no more than the flows);
+ * otherwise -EINVAL with ERR (class config) saying "DIMENSION: ...". */
+int gen_levels_check(const struct gen_levels *l, struct scn_error *err);
 
 /* What one trial drives (what perftest would be told). */
 struct gen_traffic {

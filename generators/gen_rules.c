@@ -46,7 +46,7 @@ static uint32_t rng_below(struct gen_rng *rng, uint32_t bound)
 	return (uint32_t)(((gen_rng_next(rng) >> 32) * bound) >> 32);
 }
 
-static int validate(const struct gen_levels *l, struct scn_error *err)
+int gen_levels_check(const struct gen_levels *l, struct scn_error *err)
 {
 	if (l->subnets < 1 || l->subnets > GEN_MAX_SUBNETS)
 		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL,
@@ -291,7 +291,7 @@ int gen_rules_build(const struct topo_model *model, const struct topo_space *spa
 	if (!l || !out)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "gen_rules_build: NULL");
 	*out = NULL;
-	rc = validate(l, err);
+	rc = gen_levels_check(l, err);
 	if (rc == 0)
 		rc = gen_placement_plan(model, space, &pl, err);
 	if (rc)

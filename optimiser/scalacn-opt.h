@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libscalacn-opt: the runtime optimiser that production agents link (DESIGN.md "Runtime
- * optimiser"). It depends only on libc, libm and SQLite, includes no other scalacn header,
- * never prints, never exits, never touches a NIC: it plans rule operations an agent applies.
+ * optimiser"). It depends only on libc, libm, SQLite and libsodium (signed model files),
+ * includes no other scalacn header, never prints, never exits, never touches a NIC: it plans
+ * rule operations an agent applies.
  *
  * ---- The lookup model ------------------------------------------------------------------
  * An RNIC eSwitch table is a cascade of masks (mlx5 matchers, tc flower prios, OVS dpcls
@@ -191,6 +192,28 @@ OPT_API int opt_model_inputs(const struct opt_model *m, const char *verb, const 
 			     const char **x, const char **y);
 /* "send/bw write/bw write/lat": the (verb, metric) pairs M holds, into BUF (truncated). */
 OPT_API const char *opt_model_list(const struct opt_model *m, char *buf, size_t len);
+
+/* ---- Signed model files ---------------------------------------------------------------- */
+/* The checksum catches accidents, not intent: anyone who can write the file can recompute
+ * it. A signed model file has a detached Ed25519 signature (libsodium) over every byte of
+ * the file in FILE.sig ("scalacn-model-signature 1", "ed25519 <public key hex>", "<signature
+ * hex>"). Key files hold one line of hex: 64 bytes (secret, mode 0600, refused when group or
+ * others may read it) or 32 bytes (public). An agent given a public key loads only files
+ * signed with its secret key: opt_model_load_signed checks the signature over the bytes it
+ * read, then loads those very bytes (a private copy in a fresh mode-0700 directory under
+ * $TMPDIR or /tmp, removed after the load), so the file cannot change in between. */
+/* A new key pair; neither file may exist yet. */
+OPT_API int opt_key_generate(const char *secret_path, const char *public_path, char *err,
+			     size_t errlen);
+/* Sign the model file at PATH: writes PATH.sig. */
+OPT_API int opt_model_sign(const char *path, const char *secret_key_path, char *err,
+			   size_t errlen);
+/* opt_model_load, for a file signed with the secret key of PUBLIC_KEY_PATH. Refuses, with a
+ * message: an unsigned file (no PATH.sig: -EPERM), a file signed by another key or altered
+ * after signing (-EBADMSG), a bad key or signature file (-EINVAL); then as opt_model_load. */
+OPT_API int opt_model_load_signed(const char *path, const char *rnic,
+				  const char *public_key_path, struct opt_model **out,
+				  char *err, size_t errlen);
 
 /* ---- The table ------------------------------------------------------------------------- */
 struct opt_config {

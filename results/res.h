@@ -33,10 +33,35 @@ struct res_db;
 
 /* Open (creating when missing) and migrate. -ENOENT when CREATE is false and it is missing. */
 int res_open(const char *path, bool create, struct res_db **out, struct scn_error *err);
+/* Open an existing database read-only (URI "file:PATH?mode=ro"; with "&immutable=1" when
+ * even the WAL index cannot be created, as on a read-only mount): for commands that only
+ * read. Writes through it fail with -EROFS. A database of an older schema is migrated
+ * through res_open first (which needs write access; the error says so). -ENOENT when
+ * missing, as res_open. */
+int res_open_ro(const char *path, struct res_db **out, struct scn_error *err);
 void res_close(struct res_db *db);
 int res_schema_version(struct res_db *db); /* PRAGMA user_version */
 /* The raw handle, for modules that add their own queries (fitting export, analysis). */
 struct sqlite3 *res_sqlite(struct res_db *db);
+
+/* ---- One writer per database ----------------------------------------------------------- */
+/*
+ * Commands that write campaigns (run, compare, analyze) hold the database's writer lock for
+ * as long as they run: an flock() on the sidecar file "DB_PATH.lock" that the kernel drops
+ * when the holder's process ends, however it ends. A second writer is refused at once
+ * (-EBUSY, class store) with a message naming the holder ("scalacn run, pid 1234 on lab-a,
+ * since ..."). Readers take no lock (WAL: they never block a writer). ":memory:" takes none.
+ * WHAT names the holder's command in that message. Release with res_unlock (NULL ok).
+ */
+struct res_lock;
+int res_lock_writer(const char *db_path, const char *what, struct res_lock **out,
+		    struct scn_error *err);
+void res_unlock(struct res_lock *l);
+
+/* How long a statement waits for another connection's write lock before it fails with
+ * -EBUSY: long enough that a busy database (a reader's long checkpoint, someone holding
+ * BEGIN IMMEDIATE in the sqlite3 shell) never costs a campaign the trial it just measured. */
+#define RES_BUSY_PATIENCE_S 300
 
 /* ---- Campaigns ------------------------------------------------------------------------- */
 enum res_campaign_status { RES_RUNNING = 0, RES_INTERRUPTED, RES_DONE, RES_FAILED };
@@ -68,6 +93,10 @@ int res_campaign_get(struct res_db *db, int64_t id, struct res_campaign *out,
 		     struct scn_error *err);
 int res_campaign_set_status(struct res_db *db, int64_t id, enum res_campaign_status st,
 			    const char *summary, struct scn_error *err);
+/* The campaign a read command shows when none is named: the newest whose status is done,
+ * interrupted or running. A failed campaign never is (a testbed error, a refused or broken
+ * run); -ENOENT (class usage) when there is none, saying how many failed. */
+int res_campaign_default(struct res_db *db, struct res_campaign *out, struct scn_error *err);
 /* Call CB for every campaign, newest first. */
 typedef int (*res_campaign_cb)(const struct res_campaign *c, void *ctx);
 int res_campaign_each(struct res_db *db, res_campaign_cb cb, void *ctx, struct scn_error *err);
@@ -82,7 +111,8 @@ int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
 
 /* ---- Trials ---------------------------------------------------------------------------- */
 struct res_sample {
-	char status[24];         /* "ok", "timeout", "completion_error", "apply_failed" */
+	char status[24];         /* tb_status_name: "ok", "timeout", "completion_error",
+				  * "apply_failed", "unusable" */
 	/* NAN = not measured: stored as NULL, read back as NAN (failed trials: all four;
 	 * latency tests: bw; whatever else a testbed's test did not report) */
 	double bw_gbps, msg_rate_mpps, lat_median_us, lat_p99_us;

@@ -182,6 +182,37 @@ int res_campaign_set_status(struct res_db *db, int64_t id, enum res_campaign_sta
 	return 0;
 }
 
+int res_campaign_default(struct res_db *db, struct res_campaign *out, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !out)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_campaign_default: NULL");
+	r = res_prepare(db, "SELECT " RES_CAMPAIGN_COLS " FROM campaigns WHERE status IN "
+			"('done', 'interrupted', 'running') ORDER BY id DESC LIMIT 1", &st, err);
+	if (r)
+		return r;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		res_campaign_row(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return res_sqlerr(db, rc, err, "finding the default campaign");
+	r = res_prepare(db, "SELECT count(*) FROM campaigns", &st, err);
+	if (r)
+		return r;
+	rc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc == 0)
+		return scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "%s holds no campaign", db->path);
+	return scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "%s holds no campaign that ran to the "
+			     "end or was interrupted (%d failed: name one with --campaign ID, see "
+			     "'scalacn status')", db->path, rc);
+}
+
 /* A non-zero return of CB stops the walk and is returned. */
 int res_campaign_each(struct res_db *db, res_campaign_cb cb, void *ctx, struct scn_error *err)
 {

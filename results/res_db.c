@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -304,6 +305,27 @@ static int refuse_newer(struct res_db *db, int version, struct scn_error *err)
 			     "(knows up to %d)", db->path, version, RES_SCHEMA_VERSION);
 }
 
+/* SQLite's busy handler: wait for another connection's lock with a growing sleep (1 ms
+ * doubling to 200 ms) for up to RES_BUSY_PATIENCE_S, then give up (SQLITE_BUSY). COUNT is 0
+ * at the first call for one lock wait. */
+static int busy_wait(void *ctx, int count)
+{
+	struct res_db *db = ctx;
+	struct timespec now, nap;
+	double t, ms = count < 8 ? (double)(1 << count) : 200.0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+	if (count == 0)
+		db->busy_since = t;
+	if (t - db->busy_since >= RES_BUSY_PATIENCE_S)
+		return 0;
+	nap.tv_sec = 0;
+	nap.tv_nsec = (long)((ms > 200 ? 200 : ms) * 1e6);
+	nanosleep(&nap, NULL);
+	return 1;
+}
+
 static int open_handle(struct res_db *db, const char *path, bool create, struct scn_error *err)
 {
 	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -316,7 +338,7 @@ static int open_handle(struct res_db *db, const char *path, bool create, struct 
 	if (rc != SQLITE_OK)
 		return res_sqlerr(db, rc, err, "opening");
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, 5000);
+	sqlite3_busy_handler(db->h, busy_wait, db);
 	return 0;
 }
 
@@ -343,6 +365,85 @@ int res_open(const char *path, bool create, struct res_db **out, struct scn_erro
 		r = configure(db, err);
 	if (!r)
 		r = migrate(db, version, err);
+	if (r) {
+		res_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+/* "file:PATH?mode=ro[&immutable=1]" with PATH percent-encoded where a URI needs it. */
+static void ro_uri(const char *path, bool immutable, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "file:");
+
+	for (const char *p = path; *p && n + 4 < len; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			n += (size_t)snprintf(out + n, len - n, "%%%02X", (unsigned char)*p);
+		else
+			out[n++] = *p;
+	}
+	snprintf(out + n, len - n, "?mode=ro%s", immutable ? "&immutable=1" : "");
+}
+
+/* Open PATH read-only; IMMUTABLE for media where even the WAL index cannot be made. */
+static int open_ro_handle(struct res_db *db, const char *path, bool immutable,
+			  struct scn_error *err)
+{
+	char uri[1100];
+	int rc;
+
+	ro_uri(path, immutable, uri, sizeof(uri));
+	rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK)
+		return res_sqlerr(db, rc, err, "opening read-only");
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_handler(db->h, busy_wait, db);
+	return 0;
+}
+
+static int version_ro(struct res_db *db, const char *path, int *version, struct scn_error *err)
+{
+	int r = open_ro_handle(db, path, false, err);
+
+	if (!r)
+		r = pragma_int(db, "PRAGMA user_version", version, err);
+	if (r < 0 && r != -EINVAL && r != -ENOMEM) {
+		/* a WAL database on read-only media: no -shm can be made beside it (-EROFS,
+		 * -EACCES, or -ENOENT for the -shm file): read it as immutable */
+		sqlite3_close_v2(db->h);
+		db->h = NULL;
+		r = open_ro_handle(db, path, true, err);
+		if (!r)
+			r = pragma_int(db, "PRAGMA user_version", version, err);
+	}
+	return r;
+}
+
+int res_open_ro(const char *path, struct res_db **out, struct scn_error *err)
+{
+	struct res_db *db;
+	int version = 0, r;
+
+	*out = NULL;
+	if (!path || !path[0] || !strcmp(path, ":memory:") || access(path, F_OK) != 0)
+		return res_open(path, false, out, err); /* the same errors as a writer gets */
+	if (!(db = calloc(1, sizeof(*db))))
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "%s: out of memory", path);
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	r = version_ro(db, path, &version, err);
+	if (!r && version > RES_SCHEMA_VERSION)
+		r = refuse_newer(db, version, err);
+	if (!r && version < RES_SCHEMA_VERSION) {
+		/* an older schema: migrating needs write access, as res_open has */
+		res_close(db);
+		r = res_open(path, false, out, err);
+		if (r)
+			scn_error_prefix(err, "schema %d must be migrated to %d first, which needs "
+					 "write access: ", version, RES_SCHEMA_VERSION);
+		return r;
+	}
 	if (r) {
 		res_close(db);
 		return r;

@@ -41,6 +41,7 @@ struct res_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[RES_ST_COUNT];
 	char path[256];
+	double busy_since; /* CLOCK_MONOTONIC seconds when the current lock wait began */
 };
 
 /* Column list shared by campaign queries; res_campaign_row reads it from column 0 on. */

@@ -16,7 +16,7 @@
 #include "yamlcfg/ycfg.h"
 
 static const char *const status_names[TB_STATUS_COUNT] = {
-	"ok", "timeout", "completion_error", "apply_failed",
+	"ok", "timeout", "completion_error", "apply_failed", "unusable",
 };
 
 const char *tb_status_name(enum tb_status s)
@@ -56,6 +56,28 @@ int tb_sample_add_counter(struct tb_sample *s, const char *name, double value)
 	snprintf(s->counters[s->n_counters].name, sizeof(s->counters[0].name), "%s", name);
 	s->counters[s->n_counters++].value = value;
 	return 0;
+}
+
+static bool usable_other(double v)
+{
+	return isnan(v) || (isfinite(v) && v >= 0);
+}
+
+bool tb_sample_judge(struct tb_sample *s, enum gen_metric metric, const char *evidence)
+{
+	double main = metric == GEN_METRIC_LAT ? s->lat_median_us : s->bw_gbps;
+
+	if (s->status != TB_OK)
+		return false;
+	if (isfinite(main) && main > 0 && usable_other(s->bw_gbps) &&
+	    usable_other(s->msg_rate_mpps) && usable_other(s->lat_median_us) &&
+	    usable_other(s->lat_p99_us))
+		return false;
+	s->status = TB_UNUSABLE;
+	s->bw_gbps = s->msg_rate_mpps = s->lat_median_us = s->lat_p99_us = NAN;
+	if (evidence)
+		snprintf(s->evidence, sizeof(s->evidence), "%s", evidence);
+	return true;
 }
 
 /* Backends built into this version, and kinds known but not built. */

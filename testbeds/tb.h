@@ -24,14 +24,21 @@
 
 #define TB_MAX_COUNTERS 48
 
+/* The documented set of trial outcomes: every trial ends in exactly one. A status other
+ * than ok is a result, not an error of the call; errors (scn_error) are for a testbed that
+ * cannot run trials at all (gone, misconfigured). */
 enum tb_status {
 	TB_OK = 0,
 	TB_TIMEOUT,       /* traffic stopped: no completion before the deadline */
 	TB_COMPLETION_ERR,/* work completion with error (retry exceeded, ...) */
 	TB_APPLY_FAILED,  /* the NIC refused rules (ENOSPC, ...) */
+	TB_UNUSABLE,      /* the test ran but its numbers cannot be used: bandwidth or latency
+			   * 0, negative or not finite (perftest's "inf"), or output that does
+			   * not parse; the raw line is in tb_sample.evidence */
 	TB_STATUS_COUNT
 };
-const char *tb_status_name(enum tb_status s); /* "ok", "timeout", ... */
+/* "ok", "timeout", "completion_error", "apply_failed", "unusable" */
+const char *tb_status_name(enum tb_status s);
 int tb_status_parse(const char *s, enum tb_status *out);
 
 struct tb_counter {
@@ -51,10 +58,20 @@ struct tb_sample {
 	double cost_s;         /* testbed-seconds: rule programming + traffic + settle */
 	unsigned n_counters;
 	struct tb_counter counters[TB_MAX_COUNTERS];
+	/* The raw line that decided a status other than ok (perftest's result row with "inf",
+	 * a parse error), "" when there is none. For messages and `scalacn measure`: the
+	 * store keeps the status and NULL numbers, not this text. */
+	char evidence[256];
 };
 /* Value of counter NAME, or NAN when absent. */
 double tb_sample_counter(const struct tb_sample *s, const char *name);
 int tb_sample_add_counter(struct tb_sample *s, const char *name, double value);
+/* Judge the numbers of an ok sample for a test of METRIC: the number the test measures
+ * (bandwidth for bw, median latency for lat) must be finite and above 0, and every other
+ * number is NAN (not reported) or finite and >= 0. Otherwise S becomes TB_UNUSABLE with
+ * every number NAN and EVIDENCE (may be NULL: kept as it was) in s->evidence. Returns true
+ * when S was changed. Samples that are not ok are left alone. */
+bool tb_sample_judge(struct tb_sample *s, enum gen_metric metric, const char *evidence);
 
 struct tb_description {
 	char kind[16];         /* "sim", "perftest" */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # agent-install: stage `meson install --destdir` of the build, build examples/agent against
 # the staged library with pkg-config only (no build-tree paths), check that the binary
-# resolves libscalacn-opt from the stage, and run it on a model file from the corpus.
+# resolves libscalacn-opt from the stage, run it on a model file from the corpus, and check
+# that with a public key (SCALACN_MODEL_KEY) it refuses that unsigned file.
 # Usage: agent-install.sh BUILD_ROOT SOURCE_ROOT [SANITIZE_FLAGS]
 set -eu
 build=$1
@@ -35,3 +36,12 @@ set -e
 [ "$rc" -eq 2 ] || { echo "agent with no read/bw model exited $rc, not 2"; exit 1; }
 grep -q "no read/bw model; it holds" "$stage/err" ||
 	{ echo "agent's error does not name the models the file holds:"; cat "$stage/err"; exit 1; }
+# given a public key, the agent refuses the same (unsigned) model file
+"$build/scalacn" keygen -o "$stage/key" >/dev/null
+set +e
+SCALACN_MODEL_KEY="$stage/key.pub" LD_LIBRARY_PATH="$libdir" \
+	"$stage/agent/agent" "$src/tests/corpus/optimiser/ok-model.db" sim-cx7 1 2>"$stage/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "is not signed" "$stage/err" ||
+	{ echo "agent with SCALACN_MODEL_KEY loaded an unsigned model (exit $rc)"; exit 1; }

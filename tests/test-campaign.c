@@ -3,8 +3,8 @@
  * test-campaign: campaigns end to end on the simulated testbed, through the real binary:
  * the quickstart finds the CX-6 wall, trials are committed and never measured twice, a
  * campaign killed with SIGKILL at a random trial and resumed ends with exactly the result of
- * an uninterrupted run, SIGINT exits 130 with a resume hint, JUnit output validates against
- * the schema's required elements, and exit codes follow the contract.
+ * an uninterrupted run, SIGINT, SIGTERM and SIGHUP exit 130 with a resume hint, JUnit output
+ * validates against the schema's required elements, and exit codes follow the contract.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -209,23 +209,31 @@ static void test_campaign_kill9_then_resume_equals_uninterrupted(void **state)
 	free(resumed);
 }
 
-static void test_campaign_sigint_exits_130_with_hint(void **state)
+static void test_campaign_signals_exit_130_with_hint(void **state)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP }; /* a closed terminal is a stop */
 	struct ctx *c = *state;
-	char out[300], err[300], *text;
-	const char *args[] = { "run", c->plan, "--db", c->db, "--quiet", NULL };
+	char out[300], err[300], db[300], *text;
+	const char *args[] = { "run", c->plan, "--db", db, "--quiet", NULL };
+	const char *resume[] = { "run", c->plan, "--db", db, "--quiet", "--resume", NULL };
+	struct e2e_run r;
 	pid_t pid;
 
 	write_inputs(c, 0.02);
-	snprintf(out, sizeof(out), "%s/i.out", c->dir);
-	snprintf(err, sizeof(err), "%s/i.err", c->dir);
-	pid = e2e_scalacn_spawn(args, out, err);
-	assert_true(wait_for_trials(pid, c->db, 3));
-	kill(pid, SIGINT);
-	assert_int_equal(e2e_wait(pid), 130);
-	text = e2e_read_file(err);
-	assert_non_null(strstr(text, "--resume"));
-	free(text);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		snprintf(db, sizeof(db), "%s/sig%zu.db", c->dir, i);
+		snprintf(out, sizeof(out), "%s/i%zu.out", c->dir, i);
+		snprintf(err, sizeof(err), "%s/i%zu.err", c->dir, i);
+		pid = e2e_scalacn_spawn(args, out, err);
+		assert_true(wait_for_trials(pid, db, 3));
+		kill(pid, sigs[i]);
+		assert_int_equal(e2e_wait(pid), 130);
+		text = e2e_read_file(err);
+		assert_non_null(strstr(text, "--resume"));
+		free(text);
+	}
+	assert_int_equal(e2e_scalacn_run(&r, resume), 1); /* the last one (SIGHUP) resumes */
+	e2e_run_free(&r);
 }
 
 static void test_campaign_junit_validates(void **state)
@@ -321,7 +329,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_finds_cx6_flow_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_rerun_measures_nothing_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_kill9_then_resume_equals_uninterrupted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_campaign_sigint_exits_130_with_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_signals_exit_130_with_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),

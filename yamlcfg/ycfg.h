@@ -9,8 +9,16 @@
  *
  * Includes: in any mapping, the key "include" takes a file name (or a list of them), relative
  * to the including file. The included file must hold a mapping; its keys are merged into the
- * including mapping. A key present in both is an error (naming both places). Include cycles
- * and depth > 8 are errors. Nodes keep the file they came from.
+ * including mapping. A key present in both is an error (naming both places). Include cycles,
+ * depth > 8 and more than YCFG_MAX_FILES files in one document are errors. Nodes keep the
+ * file they came from.
+ *
+ * Bounded by construction (every input may be hostile): only regular files of at most
+ * YCFG_MAX_FILE_BYTES are read (a FIFO, device or directory is refused, naming what it is);
+ * a document whose tree, with every alias expanded where it is referenced, holds more than
+ * YCFG_MAX_NODES nodes (an alias bomb), nests deeper than YCFG_MAX_NESTING levels, or holds
+ * an alias of a node inside that node, is refused at load time with its position. Every walk
+ * a reader makes afterwards is therefore bounded too.
  *
  * Ownership: ycfg_load() returns a document the caller frees with ycfg_free() (NULL ok).
  * Nodes are small values that borrow from their document; strings returned by the getters
@@ -25,6 +33,11 @@
 
 #include "common/scn_error.h"
 
+#define YCFG_MAX_FILE_BYTES (16u << 20) /* one configuration file */
+#define YCFG_MAX_NODES 100000ul         /* nodes of a document, aliases expanded, includes in */
+#define YCFG_MAX_NESTING 64             /* levels of mappings and sequences */
+#define YCFG_MAX_FILES 64               /* the main file and its includes */
+
 struct ycfg_doc;
 
 /* A position in a document plus the key path that led there ("dimensions[2].levels"). */
@@ -34,6 +47,14 @@ struct ycfg_node {
 	int id;            /* libyaml node id within that file; 0 = absent */
 	char path[160];
 };
+
+/* Read PATH whole into a NUL-terminated malloc'ed *TEXT (*LEN bytes, the NUL not counted)
+ * when it is a regular file of at most MAX bytes. Returns 0 or a negative errno (-EISDIR,
+ * -EINVAL for FIFOs, devices and sockets, -EFBIG past MAX, open's errno); on error *TEXT is
+ * NULL and WHY (WHY_LEN bytes, may be NULL) says what is wrong, e.g. "a FIFO (named pipe),
+ * not a regular file". Never blocks on a FIFO. The caller frees *TEXT. */
+int ycfg_read_file(const char *path, size_t max, char **text, size_t *len, char *why,
+		   size_t why_len);
 
 /* Load and parse PATH. Syntax errors come back with file:line:column. */
 int ycfg_load(const char *path, struct ycfg_doc **out, struct scn_error *err);

@@ -17,7 +17,7 @@
 
 #include "yamlcfg/ycfg.h"
 
-#define YCFG_MAX_DEPTH 8
+#define YCFG_MAX_DEPTH 8 /* include levels */
 
 /* One key/value pair of a merged mapping; both nodes may live in different parts. */
 struct ycfg_entry {
@@ -44,9 +44,12 @@ struct ycfg_part {
 	struct ycfg_view **views;
 };
 
+/* Invariant: nodes (the expanded node count of every part's root so far) <= YCFG_MAX_NODES;
+ * n_parts <= YCFG_MAX_FILES. */
 struct ycfg_doc {
 	int n_parts, cap_parts;
 	struct ycfg_part **parts;
+	unsigned long nodes;
 };
 
 /* Node access shared by the .c files. NULL when N is absent or invalid. */
@@ -57,6 +60,12 @@ const char *ycfg__scalar(const struct ycfg_node *n);
 const char *ycfg__kind(const struct ycfg_node *n);
 /* Position of node ID of part PART in 1-based line/column. */
 void ycfg__mark(const struct ycfg_doc *doc, int part, int id, int *line, int *col);
+
+/* Check parsed part P against YCFG_MAX_NODES and YCFG_MAX_NESTING with every alias expanded
+ * (ycfg_bound.c); BASE is the key path of its root. 0 with *NODES = its expanded size, or
+ * -EINVAL with ERR at the offending node. */
+int ycfg__bound(struct ycfg_doc *doc, int p, const char *base, unsigned long *nodes,
+		struct scn_error *err);
 
 /* Child key paths: "a.b", "a[3]"; truncated (never overflowing) when too long. */
 void ycfg__path_key(char *out, size_t len, const char *parent, const char *key);

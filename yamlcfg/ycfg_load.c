@@ -16,52 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define YCFG_MAX_NESTING 64
-
 static int add_part(struct ycfg_doc *doc, const char *file, const char *real, int parent,
 		    const char *text, size_t len, const char *base, struct scn_error *err);
 static int walk(struct ycfg_doc *doc, int p, int id, const char *path, int nest,
 		struct scn_error *err);
-
-/* Read a whole file into a NUL-terminated malloc'ed buffer; 0 or -errno. */
-static int read_file(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 4096, n = 0;
-	char *buf;
-
-	if (!f)
-		return -errno;
-	buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (n + 1 < cap)
-			break;
-		char *nb = realloc(buf, cap * 2);
-
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	if (!buf || ferror(f)) {
-		int e = buf ? -EIO : -ENOMEM;
-
-		free(buf);
-		fclose(f);
-		return e;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
 
 static int err_node(const struct ycfg_doc *doc, int p, int id, const char *path,
 		    struct scn_error *err, const char *fmt, ...)
@@ -163,7 +121,7 @@ static int check_cycle(struct ycfg_doc *doc, int p, int id, const char *path, co
 static int include_one(struct ycfg_doc *doc, int p, int id, const char *path,
 		       struct ycfg_view *v, const char *map_path, struct scn_error *err)
 {
-	char file[PATH_MAX], real[PATH_MAX], msg[300];
+	char file[PATH_MAX], real[PATH_MAX], why[200];
 	const char *name;
 	yaml_node_t *node = yaml_document_get_node(&doc->parts[p]->doc, id);
 	char *text = NULL;
@@ -174,14 +132,18 @@ static int include_one(struct ycfg_doc *doc, int p, int id, const char *path,
 		return err_node(doc, p, id, path, err, "expected a file name");
 	name = (const char *)node->data.scalar.value;
 	resolve(doc, p, name, file, sizeof(file));
-	rc = realpath(file, real) ? read_file(file, &text, &len) : -errno;
-	if (rc < 0) {
-		snprintf(msg, sizeof(msg), "%s", strerror(-rc));
-		return err_node(doc, p, id, path, err, "cannot read include '%s': %s", file, msg);
+	if (!realpath(file, real)) {
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		return err_node(doc, p, id, path, err, "cannot read include '%s': %s", file, why);
 	}
-	rc = check_cycle(doc, p, id, path, file, real, err);
-	if (!rc)
-		rc = add_part(doc, file, real, p, text, len, map_path, err);
+	if ((rc = check_cycle(doc, p, id, path, file, real, err)) < 0)
+		return rc;
+	if (doc->n_parts >= YCFG_MAX_FILES)
+		return err_node(doc, p, id, path, err, "more than %d files in one document (the "
+				"main file and its includes) at '%s'", YCFG_MAX_FILES, file);
+	if (ycfg_read_file(file, YCFG_MAX_FILE_BYTES, &text, &len, why, sizeof(why)) < 0)
+		return err_node(doc, p, id, path, err, "cannot read include '%s': %s", file, why);
+	rc = add_part(doc, file, real, p, text, len, map_path, err);
 	free(text);
 	if (rc < 0)
 		return rc;
@@ -345,6 +307,22 @@ static int parse(struct ycfg_part *part, const char *text, size_t len, struct sc
 	return rc;
 }
 
+/* Count part IDX's nodes with aliases expanded (ycfg_bound.c) into the document's total. */
+static int bound_part(struct ycfg_doc *doc, int idx, const char *base, struct scn_error *err)
+{
+	unsigned long nodes = 0;
+	int rc = ycfg__bound(doc, idx, base, &nodes, err);
+
+	if (rc < 0)
+		return rc;
+	if (nodes > YCFG_MAX_NODES - doc->nodes)
+		return err_node(doc, idx, 1, base, err, "with this file the document holds more "
+				"than %lu nodes (aliases expanded), the most a configuration may "
+				"hold", YCFG_MAX_NODES);
+	doc->nodes += nodes;
+	return 0;
+}
+
 static int add_part(struct ycfg_doc *doc, const char *file, const char *real, int parent,
 		    const char *text, size_t len, const char *base, struct scn_error *err)
 {
@@ -373,6 +351,8 @@ static int add_part(struct ycfg_doc *doc, const char *file, const char *real, in
 	if (!part->file || !part->real)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
 	if ((rc = parse(part, text, len, err)) < 0)
+		return rc;
+	if ((rc = bound_part(doc, idx, base, err)) < 0)
 		return rc;
 	part->views = calloc((size_t)part->n_nodes + 1, sizeof(*part->views));
 	if (!part->views)
@@ -437,14 +417,19 @@ int ycfg_load_string(const char *name, const char *text, struct ycfg_doc **out,
 
 int ycfg_load(const char *path, struct ycfg_doc **out, struct scn_error *err)
 {
-	char real[PATH_MAX], *text = NULL;
+	char real[PATH_MAX], why[200], *text = NULL;
 	size_t len = 0;
 	int rc;
 
 	*out = NULL;
-	rc = realpath(path, real) ? read_file(path, &text, &len) : -errno;
+	if (!realpath(path, real)) {
+		rc = -errno;
+		snprintf(why, sizeof(why), "%s", strerror(-rc));
+	} else {
+		rc = ycfg_read_file(path, YCFG_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
+	}
 	if (rc < 0)
-		return scn_error_at(err, path, 0, 0, NULL, rc, "cannot read: %s", strerror(-rc));
+		return scn_error_at(err, path, 0, 0, NULL, rc, "cannot read: %s", why);
 	rc = load_text(path, real, text, len, out, err);
 	free(text);
 	return rc;

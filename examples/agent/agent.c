@@ -12,7 +12,9 @@
  * made up from a seed. The table is this host's (SIDE client, the default, or server): the
  * model's inputs are fed by name: its input of this side ("client.masks", or e.g.
  * "server.decap_masks") gets the table's masks, "flows" its rules, the other side's masks a
- * fixed 1. Usage: agent MODEL_FILE [RNIC] [SECONDS] [VERB] [SIDE]. Prints one line per tick
+ * fixed 1. Usage: agent MODEL_FILE [RNIC] [SECONDS] [VERB] [SIDE]. With SCALACN_MODEL_KEY set
+ * to a public key file (`scalacn keygen`), only a model file signed with its secret key
+ * (`scalacn export --sign KEY`) is loaded (opt_model_load_signed). Prints one line per tick
  * and the first plan's tc batch; exits 0 when the optimiser cut the mean masks probed per
  * packet, 1 otherwise, 2 on errors (with the reason on stderr).
  */
@@ -171,14 +173,19 @@ int main(int argc, char **argv)
 	struct opt_config cfg;
 	struct opt_table_stats st;
 	uint64_t s = 1;
-	char err[256];
+	const char *key;
+	char err[512];
 	int rc = 2;
 
 	if (argc < 2 || !pkts || !w) {
 		fprintf(stderr, "usage: agent MODEL_FILE [RNIC] [SECONDS] [VERB] [SIDE]\n");
 		goto out;
 	}
-	if (opt_model_load(argv[1], argc > 2 ? argv[2] : NULL, &model, err, sizeof(err)) < 0) {
+	key = getenv("SCALACN_MODEL_KEY");
+	if ((key && *key ? opt_model_load_signed(argv[1], argc > 2 ? argv[2] : NULL, key, &model,
+						 err, sizeof(err))
+			 : opt_model_load(argv[1], argc > 2 ? argv[2] : NULL, &model, err,
+					  sizeof(err))) < 0) {
 		fprintf(stderr, "agent: %s: %s\n", argv[1], err);
 		goto out;
 	}

@@ -94,6 +94,11 @@ struct res_symptom;
  * once the wall's point is stored). Used by the campaign and by `scalacn analyze`. */
 void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s);
 
+/* A dead testbed never qualifies: 0 when every baseline of O has at least one trial that did
+ * not fail, else -ENODATA with ERR (class device: CLI exit 3) naming the baseline, its
+ * trials and their worst status. hx_phase_baseline ends with it. */
+int hx_baselines_measured(const struct hx_outcome *o, struct scn_error *err);
+
 /* 0 qualified, 1 finding; also marks walls inside the qualified range. */
 int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o);
 

@@ -79,6 +79,23 @@ static void mark_in_range(const struct hx_plan *p, struct hx_outcome *o)
 	}
 }
 
+int hx_baselines_measured(const struct hx_outcome *o, struct scn_error *err)
+{
+	for (unsigned i = 0; i < o->n_baselines; i++) {
+		const struct hx_baseline *b = &o->baselines[i];
+
+		if (b->r.n == 0 || b->r.failed + b->r.unusable < b->r.n)
+			continue;
+		return scn_error_set(err, SCN_ERR_DEVICE, -ENODATA,
+				     "the baseline (%s %s) could not be measured: all %u trials "
+				     "failed (%s); nothing can be judged against it, so the plan is "
+				     "not qualified: check the testbed",
+				     topo_verb_name(b->verb), hx_metric_name(b->metric), b->r.n,
+				     b->r.status);
+	}
+	return 0;
+}
+
 int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o)
 {
 	int code = 0;

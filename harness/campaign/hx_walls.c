@@ -58,7 +58,7 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 			o->n_baselines++;
 		}
 	}
-	return 0;
+	return hx_baselines_measured(o, err);
 }
 
 /* Measure DIM at LEVEL on top of BASE and judge it against the baseline. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -74,27 +75,13 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts
 	return hx_no_operands(cmd, argc, argv);
 }
 
-static int newest(const struct res_campaign *c, void *ctx)
-{
-	struct res_campaign *out = ctx;
-
-	if (out->id == 0)
-		*out = *c;
-	return 0;
-}
-
 static int find_campaign(struct res_db *db, long long id, struct res_campaign *c,
 			 struct scn_error *err)
 {
-	int rc;
-
 	memset(c, 0, sizeof(*c));
 	if (id > 0)
 		return res_campaign_get(db, id, c, err);
-	rc = res_campaign_each(db, newest, c, err);
-	if (rc == 0 && c->id == 0)
-		return scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "the database holds no campaign");
-	return rc;
+	return res_campaign_default(db, c, err);
 }
 
 /* Walls found become symptoms (as `scalacn run` stores them). */
@@ -119,6 +106,7 @@ struct analyze_env {
 	struct hx_plan *plan;
 	struct tb *tb;
 	struct res_db *db;
+	struct res_lock *lock; /* the database's writer lock (analyze replaces causes) */
 	struct hx_runner runner;
 	struct hx_outcome *outcome;
 	struct hx_analysis *a;
@@ -128,8 +116,10 @@ struct analyze_env {
 static int analyze_open(struct analyze_env *e, const struct causal_opts *o, struct scn_error *err)
 {
 	const char *tb_path;
-	int rc = res_open(o->db, false, &e->db, err);
+	int rc = access(o->db, F_OK) == 0 ? res_lock_writer(o->db, "analyze", &e->lock, err) : 0;
 
+	if (rc == 0)
+		rc = res_open(o->db, false, &e->db, err);
 	if (rc < 0)
 		return rc;
 	if ((rc = find_campaign(e->db, o->campaign, &e->c, err)) < 0)
@@ -237,6 +227,7 @@ int hx_cmd_analyze(int argc, char **argv)
 	free(e.a);
 	tb_close(e.tb);
 	res_close(e.db);
+	res_unlock(e.lock);
 	hx_plan_free(e.plan);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
@@ -322,7 +313,7 @@ int hx_cmd_causes(int argc, char **argv)
 	if (rc)
 		return rc;
 	scn_error_clear(&err);
-	rc = res_open(o.db, false, &db, &err);
+	rc = res_open_ro(o.db, &db, &err);
 	if (rc == 0)
 		rc = find_campaign(db, o.campaign, &c, &err);
 	if (rc == 0)

@@ -28,6 +28,7 @@ struct cmp_env {
 	struct hx_plan *plan;
 	struct tb *tb;
 	struct res_db *db;
+	struct res_lock *lock; /* the database's writer lock */
 	const char *plan_path, *tb_path;
 	struct hx_analysis *a[3];
 	unsigned false_causes[3], missed[3];
@@ -181,6 +182,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 				     "%s names no testbed: give --testbed FILE", e->plan_path);
 	if ((rc = tb_open(e->tb_path, &e->tb, err)) < 0 ||
 	    (rc = tb_describe(e->tb, &r.desc, err)) < 0 ||
+	    (rc = res_lock_writer(db_path, "compare", &e->lock, err)) < 0 ||
 	    (rc = res_open(db_path, true, &e->db, err)) < 0)
 		return rc;
 	r.tb = e->tb;
@@ -236,6 +238,7 @@ int hx_cmd_compare(int argc, char **argv)
 		free(e.a[k]);
 	tb_close(e.tb);
 	res_close(e.db);
+	res_unlock(e.lock);
 	hx_plan_free(e.plan);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }

@@ -2,7 +2,9 @@
 /*
  * cmd_enumerate: `scalacn enumerate PLAN [--list] [--json] [--limit N]`: the plan's component
  * space, its brute-force size, valid architecture models and pruned counts by reason, and the
- * flow-path growth (k*n^2 valid against (k*n+1)^(k*n) unconstrained).
+ * flow-path growth (k*n^2 valid against (k*n+1)^(k*n) unconstrained). The plan is checked as
+ * `run` checks it: hx_plan_load's checks, and the plan's `testbed:` file must open (it is
+ * read, nothing is run on it).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "harness/cli/hx_cli.h"
 #include "harness/plan/hx_plan.h"
+#include "testbeds/tb.h"
 #include "topology/topo_enum.h"
 
 struct list_ctx {
@@ -35,6 +38,23 @@ static int list_model(const struct topo_model *m, void *ctx)
 		printf("model %lu: %s\n", l->shown + 1, buf);
 	l->shown++;
 	return 0;
+}
+
+/* The plan and its testbed file, refused as `run` would refuse them. */
+static int load_checked(const char *path, struct hx_plan **plan, struct scn_error *err)
+{
+	struct tb *tb = NULL;
+	int rc = hx_plan_load(path, plan, err);
+
+	if (rc < 0 || !(*plan)->testbed[0])
+		return rc;
+	rc = tb_open((*plan)->testbed, &tb, err);
+	tb_close(tb);
+	if (rc < 0) {
+		hx_plan_free(*plan);
+		*plan = NULL;
+	}
+	return rc;
 }
 
 static void print_text(const struct topo_space *s, const struct topo_enum_stats *st)
@@ -110,7 +130,7 @@ int hx_cmd_enumerate(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return hx_usage_error("enumerate", "expected one PLAN file");
-	if (hx_plan_load(argv[optind], &plan, &err) < 0)
+	if (load_checked(argv[optind], &plan, &err) < 0)
 		return hx_report_error(&err);
 	l.space = &plan->space;
 	if (list && l.json)

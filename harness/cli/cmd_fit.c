@@ -15,12 +15,14 @@
 
 #include "harness/cli/hx_cli.h"
 #include "harness/fit/hx_fit.h"
+#include "optimiser/scalacn-opt.h"
 
 #define MIN_POINTS 4
 
 struct fit_cli {
 	const char *db, *rnic, *verb, *metric, *firmware, *out, *format;
 	const char *inputs;     /* --inputs X[,Y] (NULL: client.masks,server.masks) */
+	const char *sign;       /* export --sign: the secret key file */
 	enum fit_form forms[FIT_FORM_COUNT];
 	size_t n_forms;
 	unsigned long long seed;
@@ -80,6 +82,7 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	case 'f': o->firmware = optarg; return 0;
 	case 'o': o->out = optarg; return 0;
 	case 'F': o->format = optarg; return 0;
+	case 'S': o->sign = optarg; return 0;
 	case 'J': o->json = true; return 0;
 	case 'k': return parse_forms(cmd, optarg, o);
 	case 'w': return add_where(cmd, optarg, o);
@@ -114,7 +117,7 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
 		{ "inputs", required_argument, NULL, 'I' },   { "force", no_argument, NULL, 'X' },
-		{ NULL, 0, NULL, 0 },
+		{ "sign", required_argument, NULL, 'S' },     { NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
@@ -347,7 +350,7 @@ int hx_cmd_models(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_cli("models", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	c.json = o.json;
 	if (c.json)
@@ -412,7 +415,7 @@ int hx_cmd_predict(int argc, char **argv)
 		return rc;
 	if (!o.model || !o.has_x || !o.has_y)
 		return hx_usage_error("predict", "needs --model ID, --masks-local X and --masks-remote Y");
-	if ((rc = hx_open_store(o.db, &db)))
+	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	m = calloc(1, sizeof(*m));
 	rc = m ? res_model_get(db, o.model, m, &err)
@@ -442,6 +445,17 @@ int hx_cmd_predict(int argc, char **argv)
 
 /* ---- export -------------------------------------------------------------------------------- */
 
+/* export --sign: OUT.sig, an Ed25519 signature made with the secret key in KEY. */
+static int sign_export(const char *out, const char *key)
+{
+	char msg[600];
+
+	if (opt_model_sign(out, key, msg, sizeof(msg)) == 0)
+		return 0;
+	fprintf(stderr, "scalacn export: %s\n", msg);
+	return HX_EXIT_USAGE;
+}
+
 int hx_cmd_export(int argc, char **argv)
 {
 	struct fit_cli o;
@@ -459,17 +473,20 @@ int hx_cmd_export(int argc, char **argv)
 		fmt = HX_EXPORT_YAML;
 	else if (o.format && strcmp(o.format, "sqlite"))
 		return hx_usage_error("export", "--format takes sqlite or yaml, not '%s'", o.format);
-	if ((rc = hx_open_store(o.db, &db)))
+	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	rc = hx_fit_export(db, o.rnic, o.firmware, o.force, o.out, fmt, &info, &err);
 	res_close(db);
 	if (rc < 0)
 		return hx_report_error(&err);
+	if (o.sign && (rc = sign_export(o.out, o.sign)))
+		return rc;
 	if (info.skipped)
 		fprintf(stderr, "scalacn export: note: not exported to agents: %s\n",
 			info.skipped_text);
-	printf("wrote %zu model%s of %s to %s (%s)\n", info.exported,
+	printf("wrote %zu model%s of %s to %s (%s)%s%s%s\n", info.exported,
 	       info.exported == 1 ? "" : "s", o.rnic, o.out,
-	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside");
+	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside",
+	       o.sign ? ", signed: " : "", o.sign ? o.out : "", o.sign ? ".sig" : "");
 	return HX_EXIT_OK;
 }

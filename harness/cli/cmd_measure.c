@@ -34,6 +34,8 @@ static void print_sample_text(const struct tb_description *d, const struct gen_l
 	       l->msg_size, l->flows, l->masks[GEN_CLIENT][GEN_ENCAP], l->masks[GEN_CLIENT][GEN_DECAP],
 	       l->masks[GEN_SERVER][GEN_ENCAP], l->masks[GEN_SERVER][GEN_DECAP]);
 	printf("status          %s\n", tb_status_name(s->status));
+	if (s->evidence[0])
+		printf("evidence        %s\n", s->evidence);
 	if (isfinite(s->bw_gbps)) /* what the test did not measure is not printed */
 		printf("bandwidth       %.3f Gb/s (%.1f MiB/s)\n", s->bw_gbps,
 		       s->bw_gbps * 1e9 / 8 / 1048576);
@@ -64,6 +66,8 @@ static void print_sample_json(const struct tb_description *d, const struct gen_l
 	json_object_object_add(j, "firmware", json_object_new_string(d->firmware));
 	json_object_object_add(j, "point", json_tokener_parse(hx_point_json(l, buf, sizeof(buf))));
 	json_object_object_add(j, "status", json_object_new_string(tb_status_name(s->status)));
+	json_object_object_add(j, "evidence", s->evidence[0] ?
+			       json_object_new_string(s->evidence) : NULL);
 	json_object_object_add(j, "bw_gbps", measured(s->bw_gbps));
 	json_object_object_add(j, "bw_mib_s", measured(s->bw_gbps * 1e9 / 8 / 1048576));
 	json_object_object_add(j, "msg_rate_mpps", measured(s->msg_rate_mpps));
@@ -71,7 +75,7 @@ static void print_sample_json(const struct tb_description *d, const struct gen_l
 	json_object_object_add(j, "lat_p99_us", measured(s->lat_p99_us));
 	json_object_object_add(j, "cost_s", json_object_new_double(s->cost_s));
 	for (unsigned i = 0; i < s->n_counters; i++)
-		json_object_object_add(c, s->counters[i].name, json_object_new_double(s->counters[i].value));
+		json_object_object_add(c, s->counters[i].name, measured(s->counters[i].value));
 	json_object_object_add(j, "counters", c);
 	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							  JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -116,6 +120,8 @@ static int measure_once(const struct measure_opts *m)
 	gen_traffic_from_levels(&m->levels, &t);
 	if (rc == 0)
 		rc = tb_measure(tb, &t, m->seed, &s, &err);
+	if (rc == 0)
+		tb_sample_judge(&s, t.metric, NULL); /* as a campaign judges it */
 	if (rc == 0) {
 		if (m->json)
 			print_sample_json(&d, &m->levels, &s);

@@ -55,14 +55,20 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 	return hx_no_operands(cmd, argc, argv);
 }
 
+struct status_ctx {
+	struct res_db *db;
+	int64_t fallback; /* the default campaign of read commands, 0 when none */
+};
+
 static int print_campaign(const struct res_campaign *c, void *ctx)
 {
-	struct res_db *db = ctx;
+	struct status_ctx *x = ctx;
 	int64_t n = 0;
 	double cost = 0;
 
-	res_trial_count(db, c->id, &n, &cost, NULL);
-	printf("%4lld  %-11s %-22s %-10s %7lld %9.3f  %s\n", (long long)c->id,
+	res_trial_count(x->db, c->id, &n, &cost, NULL);
+	printf("%3lld%c  %-11s %-22s %-10s %7lld %9.3f  %s\n", (long long)c->id,
+	       c->id == x->fallback ? '*' : ' ',
 	       res_campaign_status_name(c->status), c->rnic_model, c->firmware, (long long)n,
 	       cost / 3600.0, c->summary[0] ? c->summary : c->plan_path);
 	return 0;
@@ -75,11 +81,19 @@ int hx_cmd_status(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("status", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
+	struct status_ctx x = { .db = db };
+	struct res_campaign def;
+
+	if (res_campaign_default(db, &def, NULL) == 0)
+		x.fallback = def.id;
 	printf("%4s  %-11s %-22s %-10s %7s %9s  %s\n", "id", "status", "rnic", "firmware", "trials",
 	       "testbed-h", "summary");
-	rc = res_campaign_each(db, print_campaign, db, &err);
+	rc = res_campaign_each(db, print_campaign, &x, &err);
+	if (rc == 0 && x.fallback)
+		printf("* the campaign causes and analyze show without --campaign (the newest "
+		       "done, interrupted or running one)\n");
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
@@ -143,7 +157,7 @@ int hx_cmd_trials(int argc, char **argv)
 	struct scn_error err;
 	int rc = parse_store_opts("trials", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	c.limit = o.limit;
 	c.json = o.json;
@@ -167,7 +181,7 @@ int hx_cmd_export_csv(int argc, char **argv)
 	FILE *out = stdout;
 	int rc = parse_store_opts("export-csv", argc, argv, &o);
 
-	if (rc || (rc = hx_open_store(o.db, &db)))
+	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	if (o.out && !(out = fopen(o.out, "w"))) {
 		fprintf(stderr, "scalacn: cannot write %s: %s\n", o.out, strerror(errno));

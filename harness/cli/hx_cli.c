@@ -84,6 +84,19 @@ int hx_open_store(const char *path, struct res_db **db)
 	return rc < 0 ? hx_report_error(&err) : 0;
 }
 
+int hx_open_store_ro(const char *path, struct res_db **db)
+{
+	struct scn_error err;
+	int rc = res_open_ro(path, db, &err);
+
+	if (rc == -ENOENT && access(path, F_OK) != 0) {
+		fprintf(stderr, "scalacn: no results database at %s (run a campaign first, or give --db)\n",
+			path);
+		return HX_EXIT_USAGE;
+	}
+	return rc < 0 ? hx_report_error(&err) : 0;
+}
+
 void hx_provenance_warn(const char *cmd, const struct res_campaign *c)
 {
 	char why[768];

@@ -56,6 +56,9 @@ int hx_parse_id(const char *cmd, const char *opt, const char *what, const char *
  * Returns 0, or an exit code after printing "scalacn: no results database at PATH (run a
  * campaign first, or give --db)" when there is none, or the store's error otherwise. */
 int hx_open_store(const char *path, struct res_db **db);
+/* The same, read-only (res_open_ro), for commands that only read: a database on a read-only
+ * file or mount works. */
+int hx_open_store_ro(const char *path, struct res_db **db);
 
 struct res_campaign;
 /* Print "scalacn CMD: warning: ..." on stderr for each of C's plan and testbed files that
@@ -78,6 +81,7 @@ int hx_cmd_fit(int argc, char **argv);      /* cmd_fit.c */
 int hx_cmd_models(int argc, char **argv);
 int hx_cmd_predict(int argc, char **argv);
 int hx_cmd_export(int argc, char **argv);
+int hx_cmd_keygen(int argc, char **argv);   /* cmd_keygen.c */
 int hx_cmd_gen_trace(int argc, char **argv); /* cmd_replay.c */
 int hx_cmd_replay(int argc, char **argv);
 

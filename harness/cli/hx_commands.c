@@ -70,7 +70,8 @@ const struct hx_command hx_commands[] = {
 	  "and replaces the campaign's symptoms and causes in the database. Trials already\n"
 	  "stored are reused; the testbed is needed only for points not yet measured.\n\n"
 	  "  --db FILE        results database (default: scalacn.db)\n"
-	  "  --campaign ID    campaign to analyse (default: the newest)\n"
+	  "  --campaign ID    campaign to analyse (default: the newest done, interrupted or\n"
+	  "                   running one; a failed campaign is never the default)\n"
 	  "  --testbed FILE   testbed for missing points (default: the campaign's)\n"
 	  "  --strategy S     cct (default: the plan's analysis.strategy), brute or anneal\n"
 	  "  --json           print the causes as JSON\n",
@@ -131,15 +132,22 @@ const struct hx_command hx_commands[] = {
 	  hx_cmd_predict },
 	{ "export", "export fitted models for the runtime optimiser",
 	  "usage: scalacn export --rnic MODEL -o FILE [--db FILE] [--firmware FW]\n"
-	  "                      [--format sqlite|yaml] [--force]\n\n"
+	  "                      [--format sqlite|yaml] [--force] [--sign KEY]\n\n"
 	  "Writes the newest valid model per (verb, metric) of one RNIC model (valid: it converged,\n"
 	  "each input varied, its standard errors are finite, its held-out bias is at most 10%;\n"
 	  "'scalacn models' says why one is not; --force exports the newest one anyway; the file\n"
 	  "names the inputs, which an agent feeds by name). sqlite (default): the\n"
 	  "self-contained model file agents load with opt_model_load (libscalacn-opt), checksum\n"
 	  "inside. yaml: a rendering for people. Knee models are not exported to agents (the\n"
-	  "optimiser's knee is another shape).\n",
+	  "optimiser's knee is another shape). --sign KEY also writes FILE.sig, an Ed25519\n"
+	  "signature with the secret key KEY (scalacn keygen): agents that load with\n"
+	  "opt_model_load_signed and the public key refuse unsigned or altered files.\n",
 	  hx_cmd_export },
+	{ "keygen", "make a key pair for signing model files",
+	  "usage: scalacn keygen -o KEY\n\n"
+	  "Writes a new Ed25519 key pair: KEY (the secret key, mode 0600: keep it with whoever\n"
+	  "exports models) and KEY.pub (the public key agents verify with). Neither may exist.\n",
+	  hx_cmd_keygen },
 	{ "gen-trace", "write a synthetic flow trace",
 	  "usage: scalacn gen-trace --flows N --popularity zipf:S|uniform --duration SECONDS\n"
 	  "                         --churn RATE --seed N -o FILE [--masks M] [--pps P]\n\n"

@@ -2,8 +2,8 @@
 /*
  * hx_campaign: the `scalacn run` state machine: load, open, (re)start the campaign row,
  * phases (baseline, enumeration, walls, criteria), record symptoms, report, exit code.
- * SIGINT/SIGTERM stop between trials: what was measured is already committed, and the
- * message says how to resume.
+ * SIGINT, SIGTERM and SIGHUP stop between trials: what was measured is already committed,
+ * and the message says how to resume.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,6 +35,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: stop cleanly too */
 }
 
 static double unix_now(void)
@@ -46,6 +47,7 @@ struct campaign_env {
 	struct hx_plan *plan;
 	struct tb *tb;
 	struct res_db *db;
+	struct res_lock *lock;        /* the database's writer lock, held while the campaign runs */
 	struct hx_runner runner;
 	struct hx_progress progress;
 	struct hx_observer observer;  /* the progress line, as the runner sees it */
@@ -116,7 +118,9 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 	e->runner.dry_run = o->dry_run;
 	if (o->dry_run)
 		return 0;
-	rc = res_open(o->db_path, true, &e->db, err);
+	rc = res_lock_writer(o->db_path, "run", &e->lock, err);
+	if (rc == 0)
+		rc = res_open(o->db_path, true, &e->db, err);
 	if (rc < 0)
 		return rc;
 	e->runner.db = e->db;
@@ -220,6 +224,7 @@ static void close_all(struct campaign_env *e)
 {
 	hx_runner_release(&e->runner);
 	res_close(e->db);
+	res_unlock(e->lock);
 	tb_close(e->tb);
 	hx_plan_free(e->plan);
 }

@@ -284,6 +284,7 @@ static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct
 	    (rc = hx_plan__space(root, &p->space, err)) < 0 ||
 	    (rc = hx_plan__dims(root, p, err)) < 0 ||
 	    (rc = hx_plan__fixed(root, p, err)) < 0 ||
+	    (rc = hx_plan__check_base(root, p, err)) < 0 ||
 	    (rc = thresholds(root, &p->thresholds, err)) < 0 ||
 	    (rc = hx_plan__criteria(root, p, err)) < 0 ||
 	    (rc = analysis(root, p, err)) < 0 ||

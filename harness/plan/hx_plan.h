@@ -128,6 +128,9 @@ const char *hx_metric_name(enum gen_metric m);    /* "bw", "lat" */
  */
 /* "client.decap_masks=0;client.encap_masks=0;...;metric=bw" (every dimension, fixed order). */
 const char *hx_point_text(const struct gen_levels *l, char *buf, size_t len);
+/* "write bw flows=8192 server.decap_masks=16": verb, metric and every level that is not the
+ * generators' neutral one (for messages). */
+const char *hx_point_brief(const struct gen_levels *l, char *buf, size_t len);
 /* {"client.decap_masks":0,...,"metric":"bw"} with categorical levels by name. */
 const char *hx_point_json(const struct gen_levels *l, char *buf, size_t len);
 /* 32 hex digits (two independent 64-bit hashes) of the point text. */

@@ -31,5 +31,8 @@ int hx_plan__dims(const struct ycfg_node *root, struct hx_plan *p, struct scn_er
 int hx_plan__fixed(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err);
 int hx_plan__criteria(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err);
 int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err);
+/* The baseline point of P (fixed + neutral levels) can be built (hx_plan_check.c). */
+int hx_plan__check_base(const struct ycfg_node *root, const struct hx_plan *p,
+			struct scn_error *err);
 
 #endif

@@ -51,6 +51,26 @@ const char *hx_point_text(const struct gen_levels *l, char *buf, size_t len)
 	return buf;
 }
 
+const char *hx_point_brief(const struct gen_levels *l, char *buf, size_t len)
+{
+	struct gen_levels neutral;
+	size_t n;
+	char v[64];
+
+	gen_levels_neutral(&neutral);
+	n = (size_t)snprintf(buf, len, "%s %s", topo_verb_name(l->verb), metric_name(l));
+	for (unsigned i = 0; i < gen_dimension_count() && n < len; i++) {
+		const struct gen_dimension *d = gen_dimension_at(i);
+		double x = gen_levels_get(l, d);
+
+		if (!strcmp(d->name, "verb") || x == gen_levels_get(&neutral, d))
+			continue;
+		hx_level_text(d, x, v, sizeof(v));
+		n += (size_t)snprintf(buf + n, len - n, " %s=%s", d->name, v);
+	}
+	return buf;
+}
+
 const char *hx_point_json(const struct gen_levels *l, char *buf, size_t len)
 {
 	size_t n = 0;

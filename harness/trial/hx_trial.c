@@ -114,8 +114,9 @@ static void counters_json(const struct tb_sample *s, char *buf, size_t len)
 	size_t n = (size_t)snprintf(buf, len, "{");
 
 	for (unsigned i = 0; i < s->n_counters && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s\"%s\":%.17g", i ? "," : "",
-				      s->counters[i].name, s->counters[i].value);
+		if (isfinite(s->counters[i].value)) /* JSON has no inf or nan */
+			n += (size_t)snprintf(buf + n, len - n, "%s\"%s\":%.17g", n > 1 ? "," : "",
+					      s->counters[i].name, s->counters[i].value);
 	if (n < len)
 		snprintf(buf + n, len - n, "}");
 }
@@ -148,8 +149,14 @@ static int measure_and_store(struct hx_runner *r, const struct gen_levels *l, co
 	tr.started = wall_clock();
 	gen_traffic_from_levels(l, &t);
 	rc = tb_measure(r->tb, &t, gen_hash64(key, strlen(key), r->seed), &s, err);
-	if (rc < 0)
+	if (rc < 0) {
+		char brief[200];
+
+		scn_error_prefix(err, "trial %s, repeat %d: ",
+				 hx_point_brief(l, brief, sizeof(brief)), repeat + 1);
 		return rc;
+	}
+	tb_sample_judge(&s, l->metric, NULL);
 	tr.finished = wall_clock();
 	tr.campaign = r->campaign;
 	tr.point = point;
@@ -271,6 +278,12 @@ int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *ph
 		out->ids[out->n] = t.id;
 		out->x[out->n++] = hx_sample_value(l, &t.sample);
 		note_software(&t.sample, out);
+		if (!strcmp(t.sample.status, "unusable")) {
+			out->unusable++;
+			if (!out->failed)
+				snprintf(out->status, sizeof(out->status), "unusable");
+			continue;
+		}
 		if (strcmp(t.sample.status, "ok")) {
 			out->failed++;
 			snprintf(out->status, sizeof(out->status), "%s", t.sample.status);

@@ -67,18 +67,23 @@ void hx_runner_release(struct hx_runner *r);
  * Returns 0, -EINTR when a stop was requested before it started, -EDQUOT when the budget is
  * spent, -EDOM when the point cannot be built (the generator refused its levels, e.g. more
  * masks than flows; ERR says why, nothing is measured or stored), or a negative errno with
- * ERR set (testbed device errors, store errors). A trial whose
- * status is timeout or apply_failed is a result, not an error. */
+ * ERR set (testbed device errors, store errors; a testbed error names the point and repeat
+ * in front of the testbed's message). A trial whose status is timeout, completion_error,
+ * apply_failed or unusable is a result, not an error. Every backend's ok sample is judged
+ * with tb_sample_judge before it is stored, so a 0, negative or infinite number is never
+ * stored as ok. */
 int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
 	     struct hx_trial_out *out, struct scn_error *err);
 
 /* All repeats of a point; VALUE picks the metric's number (bw or median latency) into X[].
- * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency. */
+ * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency.
+ * Unusable trials (the testbed's numbers could not be used) measured nothing about the NIC:
+ * they count in UNUSABLE only, contribute nothing to S and are no symptom. */
 struct hx_point_result {
 	struct hx_summary s;
 	double x[HX_MAX_REPEATS];
 	int64_t ids[HX_MAX_REPEATS];
-	unsigned n, failed;
+	unsigned n, failed, unusable;
 	char status[24];  /* worst status seen ("ok" when all ok) */
 	double counters_not_in_hw; /* max tc_not_in_hw seen */
 	double sw_share;           /* max share of rules in software: not_in_hw / (in_hw + not) */

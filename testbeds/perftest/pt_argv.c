@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pt_argv: growable argument vectors (pt_argv.h). Assumes arguments are C strings; a vector
- * is always NULL-terminated once it holds anything, so v can go straight to posix_spawnp.
+ * is always NULL-terminated once it holds anything, so v can go straight to execve.
  */
 #include <errno.h>
 #include <stdarg.h>

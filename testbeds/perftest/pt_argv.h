@@ -3,7 +3,7 @@
  * pt_argv: command lines of the perftest driver as argument vectors, never as shell strings.
  *
  * A struct pt_argv is a growable, NULL-terminated vector of malloc'd strings, ready for
- * posix_spawnp. The only place a shell ever sees our arguments is a remote shell behind ssh;
+ * execve (pt_spawn.h). The only place a shell ever sees our arguments is a remote shell behind ssh;
  * pt_sh_quote / pt_sh_join quote each argument so that the remote shell passes it through as
  * one word whatever it holds (quotes, ;, $(), newlines). pt_valid_name is the stricter check
  * for names that also end up in file paths and tc/perftest options (devices, netdevs, hosts).

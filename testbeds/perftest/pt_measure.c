@@ -4,8 +4,11 @@
  * allocator, counters before, the perftest server, a wait for its LISTEN state (read from
  * /proc/net/tcp, never by connecting), the client, a deadline (setup + traffic + slack) that
  * kills process groups, counters after, then stderr classification and output parsing.
- * Transient failures (port busy, refused connection, peer gone, unusable output) are retried
- * up to the inventory's retries with fresh ports; device and config failures are returned.
+ * Transient failures (port busy, refused connection, peer gone) and unusable output (a
+ * bandwidth or latency of 0, below 0 or "inf", output that does not parse) are retried up
+ * to the inventory's retries with fresh ports; unusable output on the last attempt is the
+ * trial's status (TB_UNUSABLE, the raw line as evidence), not an error; device and config
+ * failures are returned, with the number of attempts in the message.
  * Several pairs: bandwidth and message rate are summed, latency medians averaged, p99 is the
  * worst pair's. Latency is what perftest prints (one-way for send/write, RTT for read).
  */
@@ -174,50 +177,110 @@ static bool wait_all(struct attempt *a, double deadline)
 	return killed;
 }
 
+/* Line LINE (1-based) of TEXT, spaces squeezed, into BUF. */
+static void raw_line(const char *text, size_t len, unsigned line, char *buf, size_t blen)
+{
+	size_t i = 0, n = 0;
+	bool space = false;
+
+	for (unsigned l = 1; i < len && l < line; i++)
+		l += text[i] == '\n';
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	for (; i < len && text[i] != '\n' && n + 1 < blen; i++) {
+		bool sp = text[i] == ' ' || text[i] == '\t' || text[i] == '\r';
+
+		if (!sp && space && n + 2 < blen)
+			buf[n++] = ' ';
+		if (!sp)
+			buf[n++] = text[i];
+		space = sp;
+	}
+	buf[n] = '\0';
+}
+
+/* The trial is unusable: the test ran but its output gives no number to keep. */
+static int unusable(struct tb_sample *out, const char *host, const char *what)
+{
+	out->status = TB_UNUSABLE;
+	out->bw_gbps = out->msg_rate_mpps = out->lat_median_us = out->lat_p99_us = NAN;
+	snprintf(out->evidence, sizeof(out->evidence), "%.48s: %.200s", host, what);
+	return 0;
+}
+
+/* Pair I's row into the sums: bandwidth and rate add up, latency medians average. */
+static int fill_pair(struct attempt *a, unsigned i, struct tb_sample *out, double *lat,
+		     unsigned *nlat)
+{
+	const struct gen_traffic *tr = a->tr;
+	const char *host = a->t->inv->hosts[a->t->inv->pairs[i].client].name;
+	struct pt_result *r = NULL;
+	const struct pt_row *row;
+	struct scn_error perr;
+	char line[200];
+	size_t len;
+	const char *text = pt_proc_out(a->s[i].cli, &len);
+
+	if (pt_parse_text(text, len, "perftest client output", &r, &perr) < 0) {
+		scn_error_format(&perr, line, sizeof(line));
+		return unusable(out, host, line);
+	}
+	row = pt_result_row_for_bytes(r, tr->msg_size);
+	if (!row)
+		row = pt_result_row(r, pt_result_n_rows(r) - 1);
+	snprintf(line, sizeof(line), "line %u: ", row->line);
+	raw_line(text, len, row->line, line + strlen(line), sizeof(line) - strlen(line));
+	if (tr->metric == GEN_METRIC_BW) {
+		/* 0, negative or not finite: perftest prints "inf" when its clock failed */
+		if (!(isfinite(row->bw_avg_gbps) && row->bw_avg_gbps > 0) ||
+		    !(isnan(row->msg_rate_mpps) || (isfinite(row->msg_rate_mpps) &&
+						    row->msg_rate_mpps >= 0))) {
+			pt_result_free(r);
+			return unusable(out, host, line);
+		}
+		out->bw_gbps += row->bw_avg_gbps;
+		out->msg_rate_mpps += isnan(row->msg_rate_mpps) ? 0 : row->msg_rate_mpps;
+	} else {
+		double med = isfinite(row->t_typical) ? row->t_typical : row->t_avg;
+
+		if (!(isfinite(med) && med > 0)) { /* "inf" (seen under QEMU) or 0 */
+			pt_result_free(r);
+			return unusable(out, host, line);
+		}
+		*lat += med;
+		(*nlat)++;
+		if (isfinite(row->p99) && row->p99 > 0 &&
+		    (isnan(out->lat_p99_us) || row->p99 > out->lat_p99_us))
+			out->lat_p99_us = row->p99;
+	}
+	pt_result_free(r);
+	if (!out->evidence[0])
+		snprintf(out->evidence, sizeof(out->evidence), "%.48s: %.200s", host, line);
+	return 0;
+}
+
+/* Numbers of every pair; a pair whose output cannot be used makes the trial unusable (a
+ * status, with the raw line as evidence), never an error of the call. */
 static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 {
 	const struct gen_traffic *tr = a->tr;
 	unsigned n = a->t->inv->n_pairs, nlat = 0;
 	double lat = 0;
 
+	(void)err;
 	/* what the test does not measure is NAN (tb.h); the store keeps it as NULL */
 	out->bw_gbps = out->msg_rate_mpps = tr->metric == GEN_METRIC_BW ? 0 : NAN;
 	out->lat_median_us = out->lat_p99_us = NAN;
-	for (unsigned i = 0; i < n; i++) {
-		struct pt_result *r = NULL;
-		const struct pt_row *row;
-		size_t len;
-		const char *text = pt_proc_out(a->s[i].cli, &len);
-		int rc = pt_parse_text(text, len, "perftest client output", &r, err);
-
-		if (rc < 0)
-			return rc;
-		row = pt_result_row_for_bytes(r, tr->msg_size);
-		if (!row)
-			row = pt_result_row(r, pt_result_n_rows(r) - 1);
-		if (tr->metric == GEN_METRIC_BW) {
-			out->bw_gbps += isnan(row->bw_avg_gbps) ? 0 : row->bw_avg_gbps;
-			out->msg_rate_mpps += isnan(row->msg_rate_mpps) ? 0 : row->msg_rate_mpps;
-		} else {
-			/* perftest prints "inf" when its cycle clock failed (seen under QEMU) */
-			double med = isfinite(row->t_typical) ? row->t_typical : row->t_avg;
-
-			if (isfinite(med)) {
-				lat += med;
-				nlat++;
-			}
-			if (isfinite(row->p99) && (isnan(out->lat_p99_us) || row->p99 > out->lat_p99_us))
-				out->lat_p99_us = row->p99;
-		}
-		pt_result_free(r);
-	}
+	for (unsigned i = 0; i < n && out->status == TB_OK; i++)
+		fill_pair(a, i, out, &lat, &nlat);
+	if (out->status != TB_OK)
+		return 0;
 	if (nlat)
 		out->lat_median_us = lat / nlat;
-	if (tr->metric == GEN_METRIC_LAT && isnan(out->lat_median_us))
-		return scn_error_set(err, SCN_ERR_TRANSIENT, -EPROTO, "perftest client output: no "
-				     "latency in the result table");
 	if (tr->metric == GEN_METRIC_LAT && isnan(out->lat_p99_us)) /* no percentile column */
 		out->lat_p99_us = out->lat_median_us;
+	if (!tb_sample_judge(out, tr->metric, NULL))
+		out->evidence[0] = '\0'; /* an ok trial keeps no evidence */
 	return 0;
 }
 
@@ -294,6 +357,31 @@ static void dry_header(struct tb_perftest *t, const struct gen_traffic *tr)
 		tr->mtu, tr->iterations, tr->duration_s);
 }
 
+/* Run the trial up to 1 + retries times: again after a transient error or unusable output
+ * (fresh ports each time). The last attempt's unusable output is the trial's status; the
+ * last transient error is returned with the number of attempts in front. */
+static int attempts(struct attempt *a, struct tb_sample *out, struct scn_error *err)
+{
+	const struct tb_perftest *t = a->t;
+	unsigned k;
+	int rc = 0;
+
+	for (k = 0; k <= t->inv->retries; k++) {
+		memset(out, 0, sizeof(*out));
+		rc = once(a, out, err);
+		release(a);
+		if (t->dry_run || (rc == 0 && out->status != TB_UNUSABLE) ||
+		    (rc < 0 && (!err || err->cls != SCN_ERR_TRANSIENT)))
+			break;
+		if (k < t->inv->retries)
+			usleep(100000u * (k + 1));
+	}
+	k += k <= t->inv->retries; /* attempts made */
+	if (rc < 0 && !t->dry_run)
+		scn_error_prefix(err, "after %u attempt%s: ", k, k == 1 ? "" : "s");
+	return rc;
+}
+
 int pt_tb_measure(struct tb *tb, const struct gen_traffic *tr, uint64_t seed,
 		  struct tb_sample *out, struct scn_error *err)
 {
@@ -314,14 +402,7 @@ int pt_tb_measure(struct tb *tb, const struct gen_traffic *tr, uint64_t seed,
 		a->t = t;
 		a->tr = tr;
 		a->run_s = pt_cmd_run_seconds(t->inv, tr);
-		for (unsigned k = 0; k <= t->inv->retries; k++) {
-			memset(out, 0, sizeof(*out));
-			rc = once(a, out, err);
-			release(a);
-			if (rc == 0 || !err || err->cls != SCN_ERR_TRANSIENT || t->dry_run)
-				break;
-			usleep(100000u * (k + 1));
-		}
+		rc = attempts(a, out, err);
 		free(a);
 	}
 	if (t->have_tc) {

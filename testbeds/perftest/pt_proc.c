@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pt_proc: spawn with pipes, poll, deadlines and group kills (pt_proc.h). Assumes Linux
- * (posix_spawn with POSIX_SPAWN_SETPGROUP, O_CLOEXEC pipes). The pipe ends we keep are
- * non-blocking; a stream is closed at EOF, or after the leader exited and its group was
- * killed, once nothing more is readable.
+ * (pt_spawn.c: fork, own process group, parent-death signal, execve; O_CLOEXEC pipes).
+ * The pipe ends we keep are non-blocking; a stream is closed at EOF, or after the leader
+ * exited and its group was killed, once nothing more is readable.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,8 +17,7 @@
 #include <unistd.h>
 
 #include "testbeds/perftest/pt_proc.h"
-
-extern char **environ;
+#include "testbeds/perftest/pt_spawn.h"
 
 struct stream {
 	int fd;          /* -1 when closed */
@@ -153,30 +151,7 @@ static int make_stdin(int fds[2])
 static int do_spawn(const struct pt_spawn *s, struct pt_proc *p, int in[2], int out[2],
 		    int err_[2])
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t def;
-	int rc;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-	if (in[0] >= 0)
-		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	else
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, err_[1], 2);
-	rc = posix_spawnp(&p->pid, s->argv[0], &fa, &at, s->argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return -rc;
+	return pt_spawn_child(s->argv, in[0], out[1], err_[1], &p->pid);
 }
 
 int pt_proc_spawn(const struct pt_spawn *s, struct pt_proc **out, struct scn_error *err)

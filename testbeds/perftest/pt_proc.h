@@ -3,8 +3,9 @@
  * pt_proc: running the external programs of the perftest driver (perftest, ssh, kubectl, tc,
  * ibv_devinfo) as argv, with pipes, deadlines and process groups.
  *
- * Every process starts in a process group of its own (posix_spawn, POSIX_SPAWN_SETPGROUP),
- * with stdin from a buffer or /dev/null and stdout/stderr captured through pipes. A deadline
+ * Every process starts in a process group of its own (pt_spawn.h), dies with the harness
+ * (PR_SET_PDEATHSIG: SIGKILL when the harness dies, even by kill -9), with stdin from a
+ * buffer or /dev/null and stdout/stderr captured through pipes. A deadline
  * kills the whole group with SIGKILL (perftest's server blocks forever on a dead peer, and
  * a shell's children must not outlive it); when the leader exits on its own, whatever else
  * is left in its group is killed too. Output beyond max_output per stream is dropped.

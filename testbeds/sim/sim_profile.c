@@ -199,18 +199,19 @@ static int read_header(const struct ycfg_node *root, struct sim_profile *p,
 	return ycfg_req_double(root, "line_rate_gbps", 1e-3, 1e6, &p->line_rate_gbps, err);
 }
 
-/* FNV-1a over the file's bytes: the profile's part of the testbed identity. */
+/* FNV-1a over the file's bytes: the profile's part of the testbed identity. Read with the
+ * loader's bounds (a regular file, YCFG_MAX_FILE_BYTES at most); 0 when it cannot be read. */
 static uint64_t file_hash(const char *path)
 {
 	uint64_t h = 1469598103934665603ull;
-	FILE *f = fopen(path, "rb");
-	int c;
+	char *text = NULL;
+	size_t len = 0;
 
-	if (!f)
+	if (ycfg_read_file(path, YCFG_MAX_FILE_BYTES, &text, &len, NULL, 0) < 0)
 		return 0;
-	while ((c = fgetc(f)) != EOF)
-		h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ull;
-	fclose(f);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint64_t)(unsigned char)text[i]) * 1099511628211ull;
+	free(text);
 	return h;
 }
 
