@@ -431,6 +431,7 @@ static void test_fitcmd_named_inputs(void **state)
 	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "NAMED",
 						     "--inputs", "server.decap_masks,flows",
 						     "--form", "plane", NULL }), 0);
+	res_close(f->db); /* reopen: see what the command stored */
 	assert_int_equal(res_open(f->db_path, false, &f->db, &f->err), 0);
 	assert_int_equal(res_model_each(f->db, "NAMED", collect_model, &fd, &f->err), 0);
 	assert_int_equal(fd.n, 1);
