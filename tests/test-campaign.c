@@ -315,6 +315,46 @@ static void test_campaign_latency_timeout_wall(void **state)
 	free(xml);
 }
 
+/* A level that forces another (4K encap contexts need 4K flows) is repaired in the wall
+ * search exactly as in the causal phase, so the wall table and the causes agree (the wall
+ * search stopped with "no wall up to 0; ... need at least 1024 flows" while the causes said
+ * encap_contexts@4096). */
+static void test_campaign_coupled_levels_agree(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300];
+	struct e2e_run r;
+	struct json_object *root, *walls, *causes, *w, *v, *cw;
+	const char *args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
+
+	snprintf(plan, sizeof(plan), "%s/coupled.yaml", c->dir);
+	e2e_write_file(plan,
+		       "name: coupled\nseed: 3\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
+		       "testbed: tb.yaml\n"
+		       "fixed: {client.encap_masks: 1, server.decap_masks: 1}\n"
+		       "dimensions:\n  - name: encap_contexts\n    levels: [1K, 4K]\n"
+		       "  - name: flows\n    levels: [1K, 2K]\n    neutral: 256\n");
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "walls", &walls));
+	w = json_object_array_get_idx(walls, 0);
+	json_object_object_get_ex(w, "dimension", &v);
+	assert_string_equal(json_object_get_string(v), "encap_contexts");
+	json_object_object_get_ex(w, "found", &v);
+	assert_true(json_object_get_boolean(v));
+	assert_false(json_object_object_get_ex(w, "note", &v) &&
+		     strstr(json_object_get_string(v), "stopped"));
+	assert_true(json_object_object_get_ex(root, "causes", &causes));
+	assert_int_equal(json_object_array_length(causes), 1);
+	json_object_object_get_ex(json_object_array_get_idx(causes, 0), "walls", &cw);
+	json_object_object_get_ex(w, "level", &v);
+	assert_true(json_object_get_double(json_object_array_get_idx(cw, 0)) ==
+		    json_object_get_double(v));
+	json_object_put(root);
+	e2e_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

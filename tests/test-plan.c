@@ -78,7 +78,8 @@ static const char *const good_plan =
 	"    at: {flows: 8K, popularity: uniform}\n"
 	"    max_ratio: 1.5\n"
 	"analysis:\n"
-	"  strategy: anneal\n";
+	"  strategy: anneal\n"
+	"  min_confidence: 90%\n";
 
 static void test_plan_good(void **state)
 {
@@ -100,6 +101,7 @@ static void test_plan_good(void **state)
 	assert_true(p->thresholds.errors);
 	assert_int_equal(p->removal_orders, 4);
 	/* Given values. */
+	assert_true(fabs(p->min_confidence - 0.9) < 1e-12);
 	assert_true(fabs(p->thresholds.bw_drop - 0.05) < 1e-12);
 	assert_int_equal(p->strategy, HX_STRATEGY_ANNEAL);
 	assert_int_equal(p->n_verbs, 2);
@@ -300,6 +302,8 @@ static const struct bad bad_plans[] = {
 	  "p.yaml:3:13: analysis.strategy: unknown value 'genetic' (choices: cct, brute, anneal)" },
 	{ HEAD "analysis:\n  removal_orders: 65\n",
 	  "p.yaml:3:19: analysis.removal_orders: 65 is out of range [1, 64]" },
+	{ HEAD "analysis:\n  min_confidence: 1.5\n",
+	  "p.yaml:3:19: analysis.min_confidence: 1.5 is out of range [0, 1]" },
 	{ HEAD "criteria:\n  - name: c\n    verb: read\n    metric: bw\n    min_ratio: 0.9\n",
 	  "p.yaml:4:11: criteria[0].verb: verb 'read' is not among the plan's verbs" },
 	{ HEAD "criteria:\n  - name: c\n    verb: write\n    metric: lat\n    max_ratio: 2\n",
@@ -434,6 +438,7 @@ static void test_plan_examples(void **state)
 	assert_int_equal(p->space.n_shapes, 3);
 	assert_int_equal(p->space.n_templates, 4);
 	assert_int_equal(p->removal_orders, 8);
+	assert_true(p->min_confidence == 0.75); /* the default */
 	assert_false(hx_plan_find_dim(p, "page_size")->scale);
 	assert_true(hx_plan_find_dim(p, "qps")->scale);
 	hx_plan_free(p);

@@ -20,6 +20,7 @@ static void criterion_levels(const struct hx_plan *p, const struct hx_plan_crite
 	hx_levels_base(p, c->verb, c->metric, l);
 	for (unsigned i = 0; i < c->n_at; i++)
 		gen_levels_set(l, c->at_dims[i], c->at_levels[i], NULL);
+	gen_levels_repair(l); /* as every phase does: flows raised to fit masks and contexts */
 }
 
 static void judge(const struct hx_plan_criterion *c, const struct hx_baseline *b,

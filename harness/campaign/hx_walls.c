@@ -73,6 +73,7 @@ static int probe(struct hx_runner *r, const struct hx_plan *p, const struct gen_
 	rc = gen_levels_set(&l, dim, level, err);
 	if (rc < 0)
 		return rc;
+	gen_levels_repair(&l); /* as every phase does: flows raised to fit masks and contexts */
 	rc = hx_point_run(r, &l, phase, &res, err);
 	if (rc < 0)
 		return rc;

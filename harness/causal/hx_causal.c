@@ -462,6 +462,11 @@ int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, ro, a, err); break;
 	default: rc = hx_causal_cct(e, p, ro, a, err); break;
 	}
+	if (rc == 0 || rc == -EDQUOT) {
+		int rs = hx_analysis_support(e, p, ro, a, err);
+
+		rc = rs < 0 && rs != -EDQUOT ? rs : rc ? rc : rs;
+	}
 	free(ro);
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);

@@ -60,10 +60,13 @@ struct hx_outcome; /* harness/campaign/hx_campaign.h */
 
 /* ---- Evaluator ------------------------------------------------------------------------ */
 
-/* A point evaluation (tests replace hx_point_run with a fake). Returns 0 or a negative errno;
- * COST_S receives the testbed-seconds of the point's trials. */
-typedef int (*hx_eval_fn)(void *ctx, const struct gen_levels *l, const char *phase,
-			  struct hx_point_result *out, double *cost_s, struct scn_error *err);
+/* A point evaluation (tests replace hx_point_extend with a fake): grow OUT (OUT->n == 0 on
+ * the first call for L and FIRST) to REPEATS repeats (0: the plan's) with repeat indices
+ * from FIRST on, and summarise it. Returns 0 or a negative errno; COST_S receives the
+ * testbed-seconds of the trials this call added. */
+typedef int (*hx_eval_fn)(void *ctx, const struct gen_levels *l, const char *phase, int first,
+			  unsigned repeats, struct hx_point_result *out, double *cost_s,
+			  struct scn_error *err);
 
 struct hx_eval;
 /* R may be NULL when FN is given (fake testbed); FN NULL = hx_point_run on R. */
@@ -73,6 +76,14 @@ void hx_eval_free(struct hx_eval *e);
  * hx_eval_free. */
 int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
 		  const struct hx_point_result **out, struct scn_error *err);
+/* The same point grown to REPEATS repeats (sequential testing); the pointer hx_eval_point
+ * returned for L sees the new repeats too. */
+int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		   unsigned repeats, const struct hx_point_result **out, struct scn_error *err);
+/* An independent replicate of L: the plan's repeats again, as fresh trials (repeat indices
+ * from HX_REPLICATE_REPEAT), memoised apart from hx_eval_point's. */
+int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		      const struct hx_point_result **out, struct scn_error *err);
 unsigned long hx_eval_points(const struct hx_eval *e);
 unsigned long hx_eval_trials(const struct hx_eval *e);
 double hx_eval_cost(const struct hx_eval *e);
@@ -174,14 +185,23 @@ struct hx_cause {
 	double confidence;                       /* min over members of their order share */
 	char kind[16], class_[16];
 	bool undecided;                          /* more repeats needed to be sure */
+	unsigned failed_with, n_with;            /* failed trials with the cause / all trials */
+	unsigned failed_without, n_without;      /* the same without it */
+	struct gen_levels shown;                 /* where it was shown (the isolation point) */
+	bool replicated;                         /* fresh trials: symptom with it, cured without */
+	char why[192];                           /* a suspect: why the evidence does not support it */
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS];
 };
 
+/* Causes and suspects are kept apart: causes[] holds only what the evidence supports
+ * (hx_analysis_support), suspects[] the rest, each with its reasons in why[]. */
 struct hx_analysis {
 	enum hx_strategy strategy;
 	unsigned n_causes;
 	struct hx_cause causes[HX_MAX_CAUSES];
+	unsigned n_suspects;
+	struct hx_cause suspects[HX_MAX_CAUSES];
 	unsigned long points, trials; /* requested by this strategy */
 	double cost_s;                /* testbed-seconds requested by this strategy */
 	bool budget_exhausted;
@@ -216,6 +236,22 @@ void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r);
 /* Effect of the cause: relative change at WITH vs WITHOUT, 95% interval (delta method). */
 void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
 		     const struct hx_point_result *without, struct hx_cause *c);
+
+/* ---- Support (hx_support.c) ------------------------------------------------------------ */
+/*
+ * A cause is reported only when the evidence supports it: its effect's 95% interval excludes
+ * zero in the symptom's direction (a bandwidth drop, a latency rise; for a cause whose trials
+ * all failed, failures significantly more frequent with it than without), the estimate is at
+ * least the plan's threshold, its confidence is at least the plan's min_confidence, and its
+ * cure is replicated (fresh trials show the symptom with it and none without it). Anything
+ * else is a suspect, with every reason that applies.
+ */
+/* Whether C (replicate already judged) is supported; WHY receives the reasons when not. */
+bool hx_cause_supported(const struct hx_plan *p, const struct hx_cause *c, char *why,
+			size_t len);
+/* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */
+int hx_analysis_support(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+			struct hx_analysis *a, struct scn_error *err);
 
 /* ---- Texts and the store ----------------------------------------------------------------- */
 

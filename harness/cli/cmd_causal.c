@@ -223,6 +223,7 @@ int hx_cmd_analyze(int argc, char **argv)
 			json_object_object_add(root, "measured",
 					       json_object_new_int64((int64_t)e.runner.measured));
 			json_object_object_add(root, "causes", hx_analysis_json(e.a));
+			json_object_object_add(root, "suspects", hx_analysis_suspects_json(e.a));
 			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 			json_object_put(root);
 		} else {
@@ -244,8 +245,9 @@ int hx_cmd_analyze(int argc, char **argv)
 /* ---- causes ----------------------------------------------------------------------------- */
 
 struct causes_ctx {
-	struct json_object *arr;
-	unsigned n;
+	struct json_object *causes, *suspects;
+	bool suspect_pass; /* false: print the supported rows, true: the suspects */
+	unsigned n, index, n_suspects;
 };
 
 /* VALUE of "KEY=VALUE" in a "; "-separated detail text. */
@@ -263,10 +265,39 @@ static const char *detail_get(const char *detail, const char *key, char *buf, si
 	return buf;
 }
 
-static int print_cause(const struct res_cause *c, void *ctx)
+static struct json_object *cause_row_json(const struct res_cause *c, unsigned index)
 {
-	struct causes_ctx *x = ctx;
-	char verb[16], metric[16], cls[24], walls[256], strat[16];
+	struct json_object *o = json_object_new_object();
+	char verb[16], metric[16], cls[24], strat[16];
+
+	detail_get(c->detail, "verb=", verb, sizeof(verb));
+	detail_get(c->detail, "metric=", metric, sizeof(metric));
+	detail_get(c->detail, "class=", cls, sizeof(cls));
+	detail_get(c->detail, "strategy=", strat, sizeof(strat));
+	json_object_object_add(o, "index", json_object_new_int((int)index));
+	json_object_object_add(o, "id", json_object_new_int64(c->id));
+	json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
+	json_object_object_add(o, "verb", json_object_new_string(verb));
+	json_object_object_add(o, "metric", json_object_new_string(metric));
+	json_object_object_add(o, "members", json_object_new_string(c->members));
+	json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
+	json_object_object_add(o, "effect", json_object_new_double(c->effect));
+	json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
+	json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
+	json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+	json_object_object_add(o, "class", json_object_new_string(cls));
+	json_object_object_add(o, "strategy", json_object_new_string(strat));
+	json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
+	json_object_object_add(o, "supported", json_object_new_boolean(c->supported));
+	if (!c->supported)
+		json_object_object_add(o, "why", json_object_new_string(c->reason));
+	json_object_object_add(o, "detail", json_object_new_string(c->detail));
+	return o;
+}
+
+static void print_row(const struct res_cause *c, unsigned index)
+{
+	char verb[16], metric[16], cls[24], walls[256], effect[48];
 	unsigned ids = c->trial_ids[0] ? 1 : 0;
 
 	for (const char *p = c->trial_ids; *p; p++)
@@ -275,45 +306,85 @@ static int print_cause(const struct res_cause *c, void *ctx)
 	detail_get(c->detail, "metric=", metric, sizeof(metric));
 	detail_get(c->detail, "class=", cls, sizeof(cls));
 	detail_get(c->detail, "walls=", walls, sizeof(walls));
-	detail_get(c->detail, "strategy=", strat, sizeof(strat));
-	if (x->arr) {
-		struct json_object *o = json_object_new_object();
+	/* no number to show when every trial at the cause's point failed (timeouts, ...) */
+	if (strstr(c->detail, "effect: trials failed"))
+		snprintf(effect, sizeof(effect), "%8s %20s", "failed", "");
+	else
+		snprintf(effect, sizeof(effect), "%+7.1f%% [%+6.1f%%, %+6.1f%%]", 100 * c->effect,
+			 100 * c->effect_lo, 100 * c->effect_hi);
+	printf("%3u %5lld %-5s %-3s %-34s %10.6g %s %5.2f %-12s %4u  %s%s\n", index,
+	       (long long)c->id, verb, metric, c->members, c->wall_level, effect, c->confidence,
+	       c->supported ? cls : "", ids, c->supported ? walls : c->reason,
+	       strstr(c->detail, "undecided") ? " (undecided)" : "");
+}
 
-		json_object_object_add(o, "id", json_object_new_int64(c->id));
-		json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
-		json_object_object_add(o, "verb", json_object_new_string(verb));
-		json_object_object_add(o, "metric", json_object_new_string(metric));
-		json_object_object_add(o, "members", json_object_new_string(c->members));
-		json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
-		json_object_object_add(o, "effect", json_object_new_double(c->effect));
-		json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
-		json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
-		json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
-		json_object_object_add(o, "class", json_object_new_string(cls));
-		json_object_object_add(o, "strategy", json_object_new_string(strat));
-		json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
-		json_object_object_add(o, "detail", json_object_new_string(c->detail));
-		json_object_array_add(x->arr, o);
-	} else if (strstr(c->detail, "effect: trials failed")) {
-		/* no number to show: every trial at the cause's point failed (timeouts, ...) */
-		printf("%5lld %-5s %-3s %-34s %10.6g %8s %20s %5.2f %-12s %4u  %s%s\n",
-		       (long long)c->id, verb, metric, c->members, c->wall_level, "failed", "",
-		       c->confidence, cls, ids, walls,
-		       strstr(c->detail, "undecided") ? " (undecided)" : "");
-	} else {
-		printf("%5lld %-5s %-3s %-34s %10.6g %+7.1f%% [%+6.1f%%, %+6.1f%%] %5.2f %-12s %4u  %s%s\n",
-		       (long long)c->id, verb, metric, c->members, c->wall_level, 100 * c->effect,
-		       100 * c->effect_lo, 100 * c->effect_hi, c->confidence, cls, ids, walls,
-		       strstr(c->detail, "undecided") ? " (undecided)" : "");
-	}
+/* Rows in id order: the supported ones first (as stored), then the suspects; INDEX numbers
+ * them across both, the number `scalacn explain` takes. */
+static int each_row(const struct res_cause *c, void *ctx)
+{
+	struct causes_ctx *x = ctx;
+
+	x->index++;
+	if (c->supported == x->suspect_pass)
+		return 0;
+	if (x->causes)
+		json_object_array_add(c->supported ? x->causes : x->suspects,
+				      cause_row_json(c, x->index));
+	else
+		print_row(c, x->index);
 	x->n++;
 	return 0;
+}
+
+static int count_suspects(const struct res_cause *c, void *ctx)
+{
+	((struct causes_ctx *)ctx)->n_suspects += !c->supported;
+	return 0;
+}
+
+#define ROW_HEADER "%3s %5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n"
+
+static int print_causes(struct res_db *db, const struct res_campaign *c, bool json,
+			struct scn_error *err)
+{
+	struct causes_ctx x = { 0 };
+	struct json_object *root = NULL;
+	int rc;
+
+	if (json) {
+		root = json_object_new_object();
+		x.causes = json_object_new_array();
+		x.suspects = json_object_new_array();
+		json_object_object_add(root, "campaign", json_object_new_int64(c->id));
+		json_object_object_add(root, "causes", x.causes);
+		json_object_object_add(root, "suspects", x.suspects);
+	} else {
+		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
+		       c->plan_path, c->rnic_model, "#", "id", "verb", "met", "members", "wall",
+		       "effect", "95% interval", "conf", "class", "ids", "walls");
+	}
+	rc = res_cause_each(db, c->id, count_suspects, &x, err);
+	if (rc == 0)
+		rc = res_cause_each(db, c->id, each_row, &x, err);
+	if (rc == 0 && !json && x.n == 0)
+		printf(x.n_suspects ? "  none\n" : "  none stored (run 'scalacn analyze' first)\n");
+	if (rc == 0 && !json && x.n_suspects)
+		printf("Suspects (not supported by the evidence; not causes):\n" ROW_HEADER, "#", "id",
+		       "verb", "met", "members", "wall", "effect", "95% interval", "conf", "",
+		       "ids", "why not a cause");
+	x.suspect_pass = true;
+	x.index = 0;
+	if (rc == 0)
+		rc = res_cause_each(db, c->id, each_row, &x, err);
+	if (rc == 0 && json)
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	json_object_put(root);
+	return rc;
 }
 
 int hx_cmd_causes(int argc, char **argv)
 {
 	struct causal_opts o;
-	struct causes_ctx x = { 0 };
 	struct res_campaign c;
 	struct res_db *db = NULL;
 	struct scn_error err;
@@ -327,19 +398,8 @@ int hx_cmd_causes(int argc, char **argv)
 		rc = find_campaign(db, o.campaign, &c, &err);
 	if (rc == 0)
 		hx_provenance_warn("causes", &c);
-	if (rc == 0 && o.json)
-		x.arr = json_object_new_array();
-	if (rc == 0 && !o.json)
-		printf("Causes of campaign %lld (%s, %s):\n%5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n",
-		       (long long)c.id, c.plan_path, c.rnic_model, "id", "verb", "met", "members",
-		       "wall", "effect", "95% interval", "conf", "class", "ids", "walls");
 	if (rc == 0)
-		rc = res_cause_each(db, c.id, print_cause, &x, &err);
-	if (rc == 0 && o.json)
-		printf("%s\n", json_object_to_json_string_ext(x.arr, JSON_C_TO_STRING_PRETTY));
-	else if (rc == 0 && x.n == 0)
-		printf("  none stored (run 'scalacn analyze' first)\n");
-	json_object_put(x.arr);
+		rc = print_causes(db, &c, o.json, &err);
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }

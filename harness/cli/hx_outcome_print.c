@@ -125,9 +125,9 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 		fprintf(out, "Budget of %.2f testbed-hours exhausted: the campaign is incomplete.\n",
 			p->budget_hours);
 	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u causes, "
-		"%u of %u criteria failed)\n",
+		"%u suspects, %u of %u criteria failed)\n",
 		failed || in_range || o->budget_exhausted ? "NOT QUALIFIED" : "QUALIFIED", found,
-		in_range, o->analysis->n_causes, failed, p->n_criteria);
+		in_range, o->analysis->n_causes, o->analysis->n_suspects, failed, p->n_criteria);
 	if (!failed && !in_range && !o->budget_exhausted && o->analysis->n_causes)
 		fprintf(out, "Note: qualification follows the plan's criteria and their ranges; the "
 			"causes above lie outside them (add criteria on their dimensions to qualify "
@@ -228,6 +228,7 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 	json_object_object_add(root, "walls", walls);
 	json_object_object_add(root, "criteria", criteria_json(p, o));
 	json_object_object_add(root, "causes", hx_analysis_json(o->analysis));
+	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
 	json_object_object_add(root, "accounting", accounting_json(o));
 	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |

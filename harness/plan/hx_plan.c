@@ -147,7 +147,7 @@ static int thresholds(const struct ycfg_node *root, struct hx_plan_thresholds *t
 
 static int analysis(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
-	static const char *const keys[] = { "removal_orders", "strategy", NULL };
+	static const char *const keys[] = { "removal_orders", "strategy", "min_confidence", NULL };
 	static const char *const strategies[] = { "cct", "brute", "anneal", NULL };
 	struct ycfg_node n, s;
 	int64_t v;
@@ -155,10 +155,13 @@ static int analysis(const struct ycfg_node *root, struct hx_plan *p, struct scn_
 
 	p->removal_orders = 4;
 	p->strategy = HX_STRATEGY_CCT;
+	p->min_confidence = 0.75;
 	if (ycfg_get(root, "analysis", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
-	    (rc = ycfg_opt_int(&n, "removal_orders", 1, 64, 4, &v, err)) < 0)
+	    (rc = ycfg_opt_int(&n, "removal_orders", 1, 64, 4, &v, err)) < 0 ||
+	    (rc = ycfg_opt_double(&n, "min_confidence", 0, 1, 0.75, &p->min_confidence,
+				  err)) < 0)
 		return rc;
 	p->removal_orders = (unsigned)v;
 	if (!ycfg_get(&n, "strategy", &s)) {

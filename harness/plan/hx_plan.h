@@ -100,6 +100,7 @@ struct hx_plan {
 	unsigned n_criteria;
 	struct hx_plan_criterion criteria[HX_PLAN_MAX_CRITERIA];
 	unsigned removal_orders;  /* 1..64 */
+	double min_confidence;    /* 0..1: a cause below it is reported as a suspect */
 	enum hx_strategy strategy;
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };

@@ -37,3 +37,23 @@ double hx_welch_p(const struct hx_summary *a, const struct hx_summary *b)
 		df = 1.0;
 	return 2.0 * gsl_cdf_tdist_Q(t, df);
 }
+
+double hx_failure_p(unsigned k, unsigned n, unsigned k0, unsigned n0)
+{
+	double p0 = ((double)k0 + 1.0) / ((double)n0 + 2.0);
+
+	if (k == 0 || n == 0)
+		return 1.0;
+	return gsl_cdf_binomial_Q(k - 1, p0, n);
+}
+
+void hx_failure_interval(unsigned k, unsigned n, double *lo, double *hi)
+{
+	if (n == 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	*lo = k == 0 ? 0.0 : gsl_cdf_beta_Pinv(0.025, (double)k, (double)(n - k + 1));
+	*hi = k == n ? 1.0 : gsl_cdf_beta_Pinv(0.975, (double)(k + 1), (double)(n - k));
+}

@@ -86,6 +86,23 @@ struct hx_point_result {
 int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		 struct hx_point_result *out, struct scn_error *err);
 
+/* ---- Repeats (hx_repeats.c) -------------------------------------------------------------- */
+/* Repeat indices: 0.. the plan's repeats and what sequential testing adds; a replicate
+ * (fresh trials of a point already measured) starts at HX_REPLICATE_REPEAT; the k-th drift
+ * check of a baseline at HX_DRIFT_REPEAT + k * HX_MAX_REPEATS. */
+#define HX_REPLICATE_REPEAT 1000
+#define HX_DRIFT_REPEAT 2000
+
+/* Grow OUT (zeroed before the first call, or filled by an earlier call for the same L and
+ * FIRST) to N repeats: runs repeats FIRST + OUT->n .. FIRST + N - 1 of L, then summarises. */
+int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err);
+/* Add one trial to OUT (its value, id, status, software share). */
+void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
+		  const struct hx_trial_out *t);
+/* Recompute OUT's summary from its values (for metric M). */
+void hx_point_finish(struct hx_point_result *out, enum gen_metric m);
+
 /* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
 double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
 

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_repeats: the repeats of one point. A point result grows by repeats (the plan's R, then
+ * more when sequential testing needs them, a replicate's fresh repeats, a drift check's),
+ * each one a trial of hx_trial with its own repeat index (so its own key and noise seed), and
+ * is summarised over the repeats that measured something.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness/trial/hx_trial.h"
+
+static double counter_of(const struct res_sample *s, const char *name)
+{
+	struct json_object *root = json_tokener_parse(s->counters_json), *v;
+	double out = 0;
+
+	if (root && json_object_object_get_ex(root, name, &v))
+		out = json_object_get_double(v);
+	json_object_put(root);
+	return out;
+}
+
+/* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
+static void note_software(const struct res_sample *s, struct hx_point_result *out)
+{
+	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
+
+	if (sw > out->counters_not_in_hw)
+		out->counters_not_in_hw = sw;
+	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
+		out->sw_share = sw / (sw + hw);
+}
+
+void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
+		  const struct hx_trial_out *t)
+{
+	if (out->n >= HX_MAX_REPEATS)
+		return;
+	if (out->n == 0)
+		snprintf(out->status, sizeof(out->status), "ok");
+	out->ids[out->n] = t->id;
+	out->x[out->n++] = hx_sample_value(l, &t->sample);
+	note_software(&t->sample, out);
+	if (strcmp(t->sample.status, "ok")) {
+		out->x[out->n - 1] = NAN;
+		out->failed++;
+		snprintf(out->status, sizeof(out->status), "%s", t->sample.status);
+	}
+}
+
+void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
+{
+	double vals[HX_MAX_REPEATS] = { 0 };
+	size_t nv = 0;
+
+	for (unsigned i = 0; i < out->n; i++) {
+		if (isfinite(out->x[i]))
+			vals[nv++] = out->x[i];
+		else if (m == GEN_METRIC_BW)
+			vals[nv++] = 0.0; /* a failed bandwidth trial moved nothing */
+	}
+	hx_summarise(vals, nv, &out->s);
+	if (nv == 0)
+		out->s.mean = NAN;
+}
+
+int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err)
+{
+	if (n > HX_MAX_REPEATS)
+		n = HX_MAX_REPEATS;
+	if (out->n == 0)
+		snprintf(out->status, sizeof(out->status), "ok");
+	while (out->n < n) {
+		struct hx_trial_out t;
+		int rc = hx_trial(r, l, phase, first + (int)out->n, &t, err);
+
+		if (rc < 0)
+			return rc;
+		hx_point_add(out, l, &t);
+	}
+	hx_point_finish(out, l->metric);
+	return 0;
+}
