@@ -33,21 +33,32 @@ struct hx_baseline {
 	struct hx_point_result r;
 };
 
+/* One wall search's result: a wall (found: a persistent symptom with a knee), a slope (no
+ * knee, a significant trend reaching the threshold), or neither. Invariants: found and slope
+ * are not both set; failed <= n; a wall's effect is NAN when every trial at LEVEL failed. */
 struct hx_wall {
 	const struct gen_dimension *dim;
 	enum topo_verb verb;
 	enum gen_metric metric;
-	bool found;          /* false: no symptom up to the highest level tried */
-	double level;        /* first symptomatic level (after bisection) */
+	bool found;          /* a wall: the symptom persists above LEVEL and has a knee */
+	double level;        /* first symptomatic level (after bisection); a slope: CROSSING */
 	double last_good;    /* highest level without the symptom */
 	double max_tried;
-	double effect;       /* relative change of the metric at LEVEL vs baseline */
-	double p_value;
-	char kind[16];       /* bw_drop, lat_rise, timeout, errors, sw_fallback */
+	double effect;       /* relative change of the usable values at LEVEL vs baseline
+			      * (a slope: at the top level) */
+	double p_value;      /* Welch's p, or the failure test's p for a symptom of failures */
+	unsigned failed, n;  /* failed trials at LEVEL, all trials there */
+	double fail_lo, fail_hi; /* Clopper-Pearson 95% interval of the failure rate */
+	char kind[16];       /* bw_drop, lat_rise, timeout, errors, unusable, sw_fallback */
 	char class_[16];     /* S1, S4, S6, S8, unclassified */
+	bool slope;          /* no knee: the metric changes steadily with the level */
+	double slope_per_doubling, slope_lo, slope_hi; /* relative change per doubling, 95% CI */
+	double crossing;     /* where the fitted slope reaches the threshold (NAN: no slope) */
+	unsigned slope_points; /* trials the slope was fitted on */
 	bool in_range;       /* inside the qualified range of a criterion */
 	unsigned trials;     /* trials this search used */
-	char note[192];      /* why the sweep stopped early (a level could not be built) */
+	char note[320];      /* blips above which the symptom did not persist, an undecided
+			      * symptom, repaired levels, why the sweep stopped early */
 };
 
 struct hx_criterion_result {

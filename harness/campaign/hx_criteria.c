@@ -65,14 +65,14 @@ int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 	return 0;
 }
 
-/* Mark walls that lie inside a criterion's range. */
+/* Mark walls (and slopes reaching the threshold) that lie inside a criterion's range. */
 static void mark_in_range(const struct hx_plan *p, struct hx_outcome *o)
 {
 	for (unsigned w = 0; w < o->n_walls; w++) {
 		struct hx_wall *wall = &o->walls[w];
 
 		wall->in_range = false;
-		for (unsigned i = 0; wall->found && i < p->n_criteria; i++)
+		for (unsigned i = 0; (wall->found || wall->slope) && i < p->n_criteria; i++)
 			for (unsigned k = 0; k < p->criteria[i].n_at; k++)
 				if (p->criteria[i].at_dims[k] == wall->dim &&
 				    wall->level <= p->criteria[i].at_levels[k])

@@ -422,10 +422,11 @@ static int cct_baseline(struct cct *x)
 		const struct hx_wall *wall = &x->o->walls[w];
 		struct gen_levels l;
 
-		if (!wall->found || wall->verb != x->b->verb || wall->metric != x->b->metric)
+		if ((!wall->found && !wall->slope) || wall->verb != x->b->verb ||
+		    wall->metric != x->b->metric)
 			continue;
 		hx_levels_base(x->p, wall->verb, wall->metric, &l);
-		gen_levels_set(&l, wall->dim, wall->level, NULL);
+		gen_levels_set(&l, wall->dim, wall->found ? wall->level : wall->max_tried, NULL);
 		rc = cct_from(x, &l);
 	}
 	return rc;

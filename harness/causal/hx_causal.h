@@ -99,14 +99,16 @@ void hx_causal_repair(struct gen_levels *l);
 
 /* ---- Symptoms and sensitivity --------------------------------------------------------- */
 
-/* Judge POINT against BASE with the plan's thresholds; *UNDECIDED (may be NULL) is set when
- * the point estimate is beyond the threshold but the test is not significant, or the 95%
- * interval of the effect straddles the threshold (more repeats needed). */
+/* Judge POINT against BASE with the plan's thresholds (hx_symptom_judge); *UNDECIDED (may be
+ * NULL) is set when more repeats could decide it: the estimate is beyond the threshold but
+ * the test is not significant, or the 95% interval of the effect straddles the threshold, or
+ * trials failed but not significantly more often than at the baseline. */
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
 		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided);
 
-/* Degradation of POINT vs BASE: bw 1 - y/y0, lat y/y0 - 1; failed trials count as 1 (bw) or
- * +10 (lat). 0 = as good as the baseline. */
+/* Degradation of POINT vs BASE (an objective for ordering, not an effect size): bw
+ * 1 - y/y0, lat y/y0 - 1, over the usable values; the share of failed trials counts as a
+ * full loss (bw) or +10 (lat). 0 = as good as the baseline. */
 double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
 			     const struct hx_point_result *point);
 

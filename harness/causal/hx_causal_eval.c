@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-
 #include "harness/causal/hx_causal.h"
 #include "harness/plan/hx_plan.h"
 
@@ -245,37 +243,12 @@ void hx_causal_robust(struct hx_point_result *r)
 		hx_summarise(keep, k, &r->s);
 }
 
-/* 97.5% quantile of Student's t with the smaller sample's degrees of freedom. */
-static double t975(size_t a, size_t b)
-{
-	size_t n = a < b ? a : b;
-
-	return n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 12.7;
-}
-
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
 		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided)
 {
-	double thr = m == GEN_METRIC_BW ? -p->thresholds.bw_drop : p->thresholds.lat_rise;
-	double y = point->s.mean, y0 = base->s.mean, se, lo, hi, t;
-	bool beyond;
-
 	hx_symptom_judge(&p->thresholds, m, base, point, sym);
-	if (!undecided)
-		return;
-	*undecided = false;
-	if (sym->failed || !(y > 0) || !(y0 > 0))
-		return;
-	beyond = m == GEN_METRIC_BW ? sym->effect <= thr : sym->effect >= thr;
-	if (!beyond)
-		return;
-	se = sqrt((point->s.n ? point->s.sd * point->s.sd / ((double)point->s.n * y * y) : 0) +
-		  (base->s.n ? base->s.sd * base->s.sd / ((double)base->s.n * y0 * y0) : 0));
-	t = t975(point->s.n, base->s.n);
-	lo = exp(log(y / y0) - t * se) - 1;
-	hi = exp(log(y / y0) + t * se) - 1;
-	if (!sym->present || (lo < thr && thr < hi))
-		*undecided = true;
+	if (undecided)
+		*undecided = sym->undecided;
 }
 
 double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
@@ -285,7 +258,7 @@ double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *ba
 
 	share = point->n ? (double)point->failed / (double)point->n : 0;
 	if (m == GEN_METRIC_BW)
-		return y0 > 0 && isfinite(y) ? 1.0 - y / y0 : 1.0;
+		return y0 > 0 && isfinite(y) ? share + (1.0 - share) * (1.0 - y / y0) : 1.0;
 	if (!(y0 > 0) || !isfinite(y))
 		return 10.0;
 	return y / y0 - 1.0 + 10.0 * share;

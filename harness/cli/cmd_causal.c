@@ -106,7 +106,7 @@ static int store_walls(struct res_db *db, int64_t campaign, const struct hx_outc
 		struct res_symptom s;
 		int rc;
 
-		if (!w->found)
+		if (!w->found && !w->slope)
 			continue;
 		hx_wall_symptom(w, campaign, &s);
 		if ((rc = res_symptom_put(db, &s, err)) < 0)

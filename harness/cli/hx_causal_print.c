@@ -22,8 +22,8 @@ static void cause_line(const struct hx_cause *c, bool suspect, FILE *out)
 	hx_cause_walls_text(c, walls, sizeof(walls));
 	if (isfinite(c->effect_lo))
 		snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", 100 * c->effect_lo, 100 * c->effect_hi);
-	else
-		snprintf(ci, sizeof(ci), "-");
+	else /* no effect size: the failures are the evidence */
+		snprintf(ci, sizeof(ci), "%u/%u trials", c->failed_with, c->n_with);
 	fprintf(out, "  %-5s %-3s %-34s ", topo_verb_name(c->verb), hx_metric_name(c->metric),
 		members);
 	if (isfinite(c->effect))

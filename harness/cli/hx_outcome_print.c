@@ -49,32 +49,54 @@ static void print_enum(const struct hx_outcome *o, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* The change at a wall: the effect of the usable values, the failure rate when trials
+ * failed ("failed 3/3" when none measured anything). */
+static const char *change_text(const struct hx_wall *w, char *buf, size_t len)
+{
+	if (!isfinite(w->effect))
+		snprintf(buf, len, "failed %u/%u", w->failed, w->n);
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * w->effect);
+	return buf;
+}
+
+static void print_slope(const struct hx_wall *w, FILE *out)
+{
+	char lv[32], max[32];
+
+	fprintf(out, "slope %+.1f%%/doubling [%+.1f%%, %+.1f%%], reaches the threshold near %s "
+		"(fit over %u trials up to %s)%s\n",
+		100 * w->slope_per_doubling, 100 * w->slope_lo, 100 * w->slope_hi,
+		hx_level_text(w->dim, w->crossing, lv, sizeof(lv)), w->slope_points,
+		hx_level_text(w->dim, w->max_tried, max, sizeof(max)),
+		w->in_range ? "  << inside qualified range" : "");
+}
+
 static void print_wall(const struct hx_wall *w, FILE *out)
 {
-	char lv[32], good[32], max[32], change[16];
+	char lv[32], good[32], max[32], change[24];
 
 	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
 		metric_name(w->metric));
-	if (!w->found) {
-		fprintf(out, "no wall up to %s%s%s\n",
-			hx_level_text(w->dim, w->max_tried, max, sizeof(max)), w->note[0] ? "; " : "",
-			w->note);
-		return;
+	if (w->slope) {
+		print_slope(w, out);
+	} else if (!w->found) {
+		fprintf(out, "no wall up to %s\n", hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
+	} else {
+		fprintf(out, "%9s %9s %10s %8.2g  %-4s %-11s%s\n",
+			hx_level_text(w->dim, w->level, lv, sizeof(lv)),
+			hx_level_text(w->dim, w->last_good, good, sizeof(good)),
+			change_text(w, change, sizeof(change)), w->p_value, w->class_, w->kind,
+			w->in_range ? "  << inside qualified range" : "");
 	}
-	if (isfinite(w->effect))
-		snprintf(change, sizeof(change), "%+8.1f%%", 100.0 * w->effect);
-	else
-		snprintf(change, sizeof(change), "%9s", "failed");
-	fprintf(out, "%9s %9s %9s %8.2g  %-4s %-11s%s\n",
-		hx_level_text(w->dim, w->level, lv, sizeof(lv)),
-		hx_level_text(w->dim, w->last_good, good, sizeof(good)), change, w->p_value,
-		w->class_, w->kind, w->in_range ? "  << inside qualified range" : "");
+	if (w->note[0])
+		fprintf(out, "  %-20s %-5s %-3s   note: %s\n", "", "", "", w->note);
 }
 
 static void print_walls(const struct hx_outcome *o, FILE *out)
 {
 	fprintf(out, "Walls (first symptomatic level after bisection):\n");
-	fprintf(out, "  %-20s %-5s %-3s %9s %9s %9s %8s  %-4s %s\n", "dimension", "verb", "m",
+	fprintf(out, "  %-20s %-5s %-3s %9s %9s %10s %8s  %-4s %s\n", "dimension", "verb", "m",
 		"wall at", "last good", "change", "p", "class", "symptom");
 	for (unsigned i = 0; i < o->n_walls; i++)
 		print_wall(&o->walls[i], out);
@@ -116,7 +138,7 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	for (unsigned i = 0; i < p->n_criteria; i++)
 		failed += !o->criteria[i].pass;
 	for (unsigned i = 0; i < o->n_walls; i++) {
-		found += o->walls[i].found;
+		found += o->walls[i].found || o->walls[i].slope;
 		in_range += o->walls[i].in_range;
 	}
 	fprintf(out, "Trials: %lu (%lu measured now, %lu from the store), %.3f testbed-hours\n",
@@ -148,12 +170,26 @@ static struct json_object *wall_json(const struct hx_wall *w)
 	json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(w->verb)));
 	json_object_object_add(j, "metric", json_object_new_string(metric_name(w->metric)));
 	json_object_object_add(j, "found", json_object_new_boolean(w->found));
-	json_object_object_add(j, "level", json_object_new_double(w->level));
+	json_object_object_add(j, "slope", json_object_new_boolean(w->slope));
+	json_object_object_add(j, "level", num_or_null(w->level));
 	json_object_object_add(j, "last_good", json_object_new_double(w->last_good));
 	json_object_object_add(j, "max_tried", json_object_new_double(w->max_tried));
 	/* null: every trial at the wall failed, so there is no effect size */
 	json_object_object_add(j, "effect", num_or_null(w->effect));
 	json_object_object_add(j, "p_value", num_or_null(w->p_value));
+	json_object_object_add(j, "failed", json_object_new_int((int)w->failed));
+	json_object_object_add(j, "trials_at_level", json_object_new_int((int)w->n));
+	if (w->failed) {
+		json_object_object_add(j, "failure_rate_lo", json_object_new_double(w->fail_lo));
+		json_object_object_add(j, "failure_rate_hi", json_object_new_double(w->fail_hi));
+	}
+	if (w->slope) {
+		json_object_object_add(j, "slope_per_doubling",
+				       json_object_new_double(w->slope_per_doubling));
+		json_object_object_add(j, "slope_lo", json_object_new_double(w->slope_lo));
+		json_object_object_add(j, "slope_hi", json_object_new_double(w->slope_hi));
+		json_object_object_add(j, "crossing", num_or_null(w->crossing));
+	}
 	json_object_object_add(j, "symptom", json_object_new_string(w->kind));
 	json_object_object_add(j, "class", json_object_new_string(w->class_));
 	json_object_object_add(j, "in_qualified_range", json_object_new_boolean(w->in_range));

@@ -154,7 +154,7 @@ static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 		struct gen_levels l;
 		char key[33], json[4096];
 
-		if (!w->found)
+		if (!w->found && !w->slope)
 			continue;
 		hx_levels_base(e->plan, w->verb, w->metric, &l);
 		gen_levels_set(&l, w->dim, w->level, NULL);

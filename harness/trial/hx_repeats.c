@@ -3,7 +3,10 @@
  * hx_repeats: the repeats of one point. A point result grows by repeats (the plan's R, then
  * more when sequential testing needs them, a replicate's fresh repeats, a drift check's),
  * each one a trial of hx_trial with its own repeat index (so its own key and noise seed), and
- * is summarised over the repeats that measured something.
+ * is summarised over the repeats that measured something. A trial whose status is not "ok"
+ * failed; an "ok" trial whose number is 0 or not finite is unusable (it measured nothing):
+ * both count in `failed`, neither adds a value (failed trials are evidence of their own kind,
+ * a failure rate, never a bandwidth of 0).
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,21 +38,32 @@ static void note_software(const struct res_sample *s, struct hx_point_result *ou
 		out->sw_share = sw / (sw + hw);
 }
 
+/* A value the metric can use: a finite, positive number (0 Gb/s or 0 us is no measurement). */
+static bool usable(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
 void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
 		  const struct hx_trial_out *t)
 {
+	double v = hx_sample_value(l, &t->sample);
+
 	if (out->n >= HX_MAX_REPEATS)
 		return;
 	if (out->n == 0)
 		snprintf(out->status, sizeof(out->status), "ok");
-	out->ids[out->n] = t->id;
-	out->x[out->n++] = hx_sample_value(l, &t->sample);
 	note_software(&t->sample, out);
-	if (strcmp(t->sample.status, "ok")) {
-		out->x[out->n - 1] = NAN;
-		out->failed++;
+	out->ids[out->n] = t->id;
+	if (strcmp(t->sample.status, "ok")) {  /* any status but ok: a failed trial */
 		snprintf(out->status, sizeof(out->status), "%s", t->sample.status);
+		v = NAN;
+	} else if (!usable(v)) {               /* ok, but nothing measured: unusable */
+		snprintf(out->status, sizeof(out->status), "unusable");
+		v = NAN;
 	}
+	out->failed += isnan(v);
+	out->x[out->n++] = v;
 }
 
 void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
@@ -57,11 +71,13 @@ void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
 	double vals[HX_MAX_REPEATS] = { 0 };
 	size_t nv = 0;
 
+	(void)m;
+	out->failed = 0;
 	for (unsigned i = 0; i < out->n; i++) {
-		if (isfinite(out->x[i]))
+		if (usable(out->x[i]))
 			vals[nv++] = out->x[i];
-		else if (m == GEN_METRIC_BW)
-			vals[nv++] = 0.0; /* a failed bandwidth trial moved nothing */
+		else
+			out->failed++;
 	}
 	hx_summarise(vals, nv, &out->s);
 	if (nv == 0)

@@ -72,14 +72,16 @@ void hx_runner_release(struct hx_runner *r);
 int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
 	     struct hx_trial_out *out, struct scn_error *err);
 
-/* All repeats of a point; VALUE picks the metric's number (bw or median latency) into X[].
- * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency. */
+/* All repeats of a point; the metric's number (bw or median latency) of each in X[], NAN for
+ * a trial that failed (status not "ok") or was unusable (0 or not finite). Failed and unusable
+ * trials count in FAILED and add no value: S summarises the usable values only (mean NAN when
+ * there is none). */
 struct hx_point_result {
 	struct hx_summary s;
 	double x[HX_MAX_REPEATS];
 	int64_t ids[HX_MAX_REPEATS];
 	unsigned n, failed;
-	char status[24];  /* worst status seen ("ok" when all ok) */
+	char status[24];  /* worst status seen ("ok" when all ok, "unusable" for a 0 number) */
 	double counters_not_in_hw; /* max tc_not_in_hw seen */
 	double sw_share;           /* max share of rules in software: not_in_hw / (in_hw + not) */
 };
@@ -100,7 +102,7 @@ int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char 
 /* Add one trial to OUT (its value, id, status, software share). */
 void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
 		  const struct hx_trial_out *t);
-/* Recompute OUT's summary from its values (for metric M). */
+/* Recompute OUT's summary and failed count from X[] (values of metric M). */
 void hx_point_finish(struct hx_point_result *out, enum gen_metric m);
 
 /* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
@@ -109,19 +111,28 @@ double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
 /* ---- Symptoms ---------------------------------------------------------------------------- */
 /*
  * hx_symptom: is a point's result a symptom against its baseline? Needs both the plan's
- * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test), or
- * failed trials (timeouts, completion errors, rules refused) when the plan counts errors.
+ * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test) on
+ * the usable values, or failed trials (timeouts, completion errors, rules refused, unusable
+ * numbers) significantly more frequent than at the baseline (hx_failure_p) when the plan
+ * counts errors: one failed trial of three is not a symptom by itself.
  * Software fallback (a larger share of rules not_in_hw than at the baseline) names it S1.
  * Classification into the paper's S1..S8 uses only what was measured: the counters, the
  * statuses and which dimension was being varied.
  */
 struct hx_symptom {
 	bool present;
-	double effect;   /* relative change of the metric vs baseline (-0.4 = 40% lower) */
-	double p_value;
-	char kind[16];   /* bw_drop, lat_rise, timeout, errors, sw_fallback, "" */
+	double effect;   /* relative change of the usable values vs baseline (-0.4 = 40% lower);
+			  * NAN when no trial measured anything */
+	double effect_lo, effect_hi; /* its 95% interval (delta method on ln(y / y0)) */
+	double p_value;  /* Welch's test; for a symptom of failures, the failure test's p */
+	char kind[16];   /* bw_drop, lat_rise, timeout, errors, unusable, sw_fallback, "" */
 	bool fallback;   /* larger share of rules in software than at the baseline */
-	unsigned failed; /* failed trials */
+	bool failures;   /* failures significantly more frequent than at the baseline */
+	bool undecided;  /* more repeats could decide it: beyond the threshold but not
+			  * significant, an interval straddling the threshold, or failures
+			  * that are not significant */
+	unsigned failed, n; /* failed (or unusable) trials, all trials */
+	double fail_lo, fail_hi; /* Clopper-Pearson 95% interval of the failure rate */
 };
 
 void hx_symptom_judge(const struct hx_plan_thresholds *t, enum gen_metric metric,
