@@ -127,6 +127,17 @@ static void test_campaign_finds_cx6_flow_wall(void **state)
 		found = true;
 	}
 	assert_true(found);
+	/* the baseline's noise is in the output: cv, and whether the plan can decide at it */
+	assert_true(json_object_object_get_ex(root, "baselines", &walls));
+	{
+		struct json_object *b = json_object_array_get_idx(walls, 0), *v;
+
+		assert_true(json_object_object_get_ex(b, "cv", &v));
+		assert_true(json_object_get_double(v) > 0 && json_object_get_double(v) < 0.05);
+		assert_true(json_object_object_get_ex(b, "too_noisy", &v));
+		assert_false(json_object_get_boolean(v));
+	}
+	assert_true(json_object_object_get_ex(root, "sequential", &walls));
 	json_object_put(root);
 	free(json);
 }

@@ -507,6 +507,33 @@ static void test_causal_unreplicated_cure_is_suspect(void **state)
 	world_free(w);
 }
 
+/* Noise that three repeats cannot see through: sequential testing (max_repeats) adds repeats
+ * to the points it cannot decide, counts them, and the wall's cause comes out. */
+static void test_causal_sequential_testing(void **state)
+{
+	struct world *w = world_new(0.08, false, 3);
+	struct gen_levels base;
+	double cost;
+
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
+	(void)state;
+	w->p->max_repeats = 15;
+	w->p->thresholds.looks = 5;
+	w->p->thresholds.alpha = w->p->thresholds.significance / 5;
+	/* the campaign measures the baseline with max_repeats when sequential testing is on */
+	assert_int_equal(fake_point(&w->f, &base, "baseline", 0, 15, &w->o.baselines[0].r, &cost,
+				    NULL), 0);
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	if (getenv("CAUSAL_DEBUG"))
+		hx_analysis_print(&w->a, stderr);
+	assert_true(w->a.seq.points > 0);
+	assert_true(w->a.seq.trials >= 3 * w->a.seq.points);
+	assert_true(w->a.seq.max_n > 3 && w->a.seq.max_n <= 15);
+	assert_non_null(find_cause(&w->a, "server.decap_masks", NULL));
+	assert_false(mentions(&w->a, "flows"));
+	world_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_causal_repair),
 		cmocka_unit_test(test_causal_support_rules),
 		cmocka_unit_test(test_causal_unreplicated_cure_is_suspect),
+		cmocka_unit_test(test_causal_sequential_testing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

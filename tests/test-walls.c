@@ -12,13 +12,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "tests/fake-tb.h"
 
-enum mode { KNEE, BLIP, SLOPE, ONE_FAIL, ALL_FAIL, ZERO };
+enum mode { KNEE, BLIP, SLOPE, ONE_FAIL, ALL_FAIL, ZERO, KNEE20 };
 
 static double curve(const struct fake_tb *f, const struct gen_traffic *t, double u, double z,
 		    enum tb_status *status)
@@ -38,6 +39,7 @@ static double curve(const struct fake_tb *f, const struct gen_traffic *t, double
 			*status = TB_TIMEOUT;
 		break;
 	case ZERO: bw = q >= 256 ? 0 : 100; break;
+	case KNEE20: bw = q > 300 ? 80 : 100; break;
 	}
 	return bw * (1 + f->cv * z);
 }
@@ -149,6 +151,56 @@ static void test_walls_zero_is_unusable(void **state)
 	fake_campaign_close(&c);
 }
 
+/* cv 50% between repeats against a 10% threshold: the campaign says the plan cannot decide
+ * its own threshold, and how many repeats it would need. */
+static void test_walls_noise_too_high_is_said(void **state)
+{
+	struct fake_campaign c;
+	struct fake_tb f;
+
+	(void)state;
+	walls_of(&c, &f, KNEE, 0.5, PLAN("[16, 256, 1024]"));
+	assert_true(c.o->noise[0].cv > 0.15);
+	assert_true(c.o->noise[0].too_noisy);
+	assert_true(c.o->noise[0].mde > 0.10);
+	assert_true(c.o->noise[0].repeats_needed > 20);
+	fake_campaign_close(&c);
+	walls_of(&c, &f, KNEE, 0.005, PLAN("[16, 256, 1024]"));
+	assert_false(c.o->noise[0].too_noisy);
+	assert_true(c.o->noise[0].repeats_needed <= 3);
+	fake_campaign_close(&c);
+}
+
+/* A -20% knee at cv 6%: three repeats cannot decide it (the interval straddles the 10%
+ * threshold), so there is no wall; with max_repeats the search adds repeats until it can,
+ * and says how many it needed. */
+static void test_walls_sequential_testing_decides(void **state)
+{
+	struct fake_campaign c;
+	struct fake_tb f;
+	const struct hx_wall *w;
+
+	(void)state;
+	w = walls_of(&c, &f, KNEE20, 0.06, PLAN("[16, 256, 1024]"));
+	assert_false(w->found);
+	assert_non_null(strstr(w->note, "not decided at this noise: more repeats needed"));
+	assert_int_equal(c.o->seq.points, 0);
+	fake_campaign_close(&c);
+	w = walls_of(&c, &f, KNEE20, 0.06, PLAN("[16, 256, 1024]") "max_repeats: 15\n");
+	if (getenv("WALLS_DEBUG"))
+		for (unsigned i = 0; i < c.o->n_walls; i++)
+			fprintf(stderr, "found %d slope %d level %g good %g rep %u note %s\n",
+				w->found, w->slope, w->level, w->last_good, w->repeats, w->note);
+	assert_int_equal(c.plan->thresholds.looks, 5);
+	assert_true(fabs(c.plan->thresholds.alpha - 0.01) < 1e-12); /* 0.05 over 5 looks */
+	assert_true(w->found);
+	assert_true(w->last_good <= 300 && w->level > 300);
+	assert_true(w->repeats > 3 && w->repeats <= 15);
+	assert_true(c.o->seq.points > 0 && c.o->seq.trials > 0);
+	assert_true(c.o->seq.max_n == w->repeats);
+	fake_campaign_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +210,8 @@ int main(void)
 		cmocka_unit_test(test_walls_one_failure_is_no_wall),
 		cmocka_unit_test(test_walls_failures_are_a_rate),
 		cmocka_unit_test(test_walls_zero_is_unusable),
+		cmocka_unit_test(test_walls_noise_too_high_is_said),
+		cmocka_unit_test(test_walls_sequential_testing_decides),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,16 @@ struct hx_baseline {
 	struct hx_point_result r;
 };
 
+/* How noisy a baseline is for the plan: its coefficient of variation and the smallest change
+ * R repeats can show (two-sample, at the plan's per-look significance, 80% power). */
+struct hx_noise {
+	double cv;           /* sd / mean of the baseline's usable repeats */
+	double mde;          /* minimum detectable relative change with max_repeats repeats */
+	double threshold;    /* the plan's threshold for this metric */
+	unsigned repeats_needed; /* repeats per point for MDE <= threshold (0: > 10000) */
+	bool too_noisy;      /* MDE > threshold: the plan cannot decide its own threshold */
+};
+
 /* One wall search's result: a wall (found: a persistent symptom with a knee), a slope (no
  * knee, a significant trend reaching the threshold), or neither. Invariants: found and slope
  * are not both set; failed <= n; a wall's effect is NAN when every trial at LEVEL failed. */
@@ -57,6 +67,7 @@ struct hx_wall {
 	unsigned slope_points; /* trials the slope was fitted on */
 	bool in_range;       /* inside the qualified range of a criterion */
 	unsigned trials;     /* trials this search used */
+	unsigned repeats;    /* the most repeats a level of this search needed */
 	char note[320];      /* blips above which the symptom did not persist, an undecided
 			      * symptom, repaired levels, why the sweep stopped early */
 };
@@ -75,6 +86,8 @@ struct hx_outcome {
 	unsigned n_walls;
 	struct hx_wall walls[HX_MAX_WALLS];
 	struct hx_criterion_result criteria[HX_PLAN_MAX_CRITERIA];
+	struct hx_noise noise[HX_MAX_BASELINES]; /* per baseline, same order */
+	struct hx_seq seq;   /* sequential testing in the wall search */
 	bool budget_exhausted, interrupted;
 	unsigned long trials, measured, cached;
 	double cost_s;
@@ -90,6 +103,8 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 		      struct scn_error *err);
 int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err);
+/* The noise of baseline B for plan P (hx_noise.c); hx_phase_baseline fills o->noise[]. */
+void hx_noise_of(const struct hx_plan *p, const struct hx_baseline *b, struct hx_noise *out);
 int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		      struct scn_error *err);
 const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,

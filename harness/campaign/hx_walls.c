@@ -18,6 +18,8 @@
  * A curve without a knee is reported as a slope (effect per doubling of the level, fitted
  * over every measured trial, and where the fit reaches the threshold) when the slope is
  * significant; otherwise the wall search says the symptom is not decided at this noise.
+ * A level that is undecided (beyond the threshold but not significant, or failures not yet
+ * significant) gets more repeats first, up to the plan's max_repeats (sequential testing).
  */
 #include <errno.h>
 #include <math.h>
@@ -53,7 +55,7 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 		      struct scn_error *err)
 {
 	hx_observe_phase(r->observer, "baseline",
-			 (unsigned long)p->n_verbs * p->n_metrics * p->repeats);
+			 (unsigned long)p->n_verbs * p->n_metrics * p->max_repeats);
 	for (unsigned v = 0; v < p->n_verbs; v++) {
 		for (unsigned m = 0; m < p->n_metrics; m++) {
 			struct hx_baseline *b = &o->baselines[o->n_baselines];
@@ -63,9 +65,13 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 			hx_levels_base(p, p->verbs[v], p->metrics[m], &l);
 			b->verb = p->verbs[v];
 			b->metric = p->metrics[m];
-			rc = hx_point_run(r, &l, "baseline", &b->r, err);
+			/* the reference of every decision: with sequential testing on, it gets
+			 * every repeat a point may get (a 3-repeat baseline would bound them all) */
+			memset(&b->r, 0, sizeof(b->r));
+			rc = hx_point_extend(r, &l, "baseline", 0, p->max_repeats, &b->r, err);
 			if (rc < 0)
 				return rc;
+			hx_noise_of(p, b, &o->noise[o->n_baselines]);
 			o->n_baselines++;
 		}
 	}
@@ -94,13 +100,18 @@ int hx_sweep_probe(struct hx_sweep *sw, double level, const char *phase,
 	if ((rc = hx_point_run(sw->r, &l, phase, &res, err)) < 0)
 		return rc;
 	pt = &sw->pt[sw->n++];
+	/* judged, with more repeats while undecided (sequential testing up to max_repeats) */
+	if ((rc = hx_point_decide(sw->r, sw->p, &l, phase, &sw->b->r, &res, &pt->s, sw->seq,
+				  err)) < 0)
+		return rc;
 	pt->level = level;
 	pt->nv = 0;
 	for (unsigned i = 0; i < res.n; i++)
 		if (isfinite(res.x[i]))
 			pt->v[pt->nv++] = res.x[i];
 	sw->w->trials += res.n;
-	hx_symptom_judge(&sw->p->thresholds, sw->base.metric, &sw->b->r, &res, &pt->s);
+	if (res.n > sw->w->repeats)
+		sw->w->repeats = res.n;
 	*out = pt;
 	return 0;
 }
@@ -250,7 +261,8 @@ static int sweep(struct hx_sweep *sw, const double *lv, unsigned n, struct scn_e
 }
 
 static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct hx_plan_dim *d,
-		      const struct hx_baseline *b, struct hx_wall *w, struct scn_error *err)
+		      const struct hx_baseline *b, struct hx_wall *w, struct hx_seq *seq,
+		      struct scn_error *err)
 {
 	struct hx_sweep *sw = calloc(1, sizeof(*sw));
 	double lv[HX_PLAN_MAX_LEVELS];
@@ -268,7 +280,7 @@ static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct
 	for (unsigned i = 0; i < d->n_levels; i++)
 		if (d->levels[i] > d->neutral)
 			lv[n++] = d->levels[i];
-	*sw = (struct hx_sweep){ .r = r, .p = p, .b = b, .w = w };
+	*sw = (struct hx_sweep){ .r = r, .p = p, .b = b, .w = w, .seq = seq };
 	hx_levels_base(p, b->verb, b->metric, &sw->base);
 	rc = sweep(sw, lv, n, err);
 	if (sw->repaired)
@@ -291,7 +303,7 @@ int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outco
 			continue;
 		for (unsigned b = 0; b < o->n_baselines && o->n_walls < HX_MAX_WALLS; b++) {
 			int rc = search_one(r, p, &p->dims[i], &o->baselines[b],
-					    &o->walls[o->n_walls], err);
+					    &o->walls[o->n_walls], &o->seq, err);
 
 			o->n_walls++;
 			if (rc < 0)

@@ -27,6 +27,7 @@ struct hx_sweep {
 	struct hx_wall *w;
 	struct gen_levels base;   /* the search's point with the dimension at neutral */
 	bool repaired;            /* some level needed more flows to build */
+	struct hx_seq *seq;       /* sequential testing counts (the outcome's) */
 	unsigned n;
 	struct hx_sweep_pt pt[HX_SWEEP_MAX];
 };

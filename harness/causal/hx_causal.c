@@ -43,10 +43,13 @@ struct cct {
 static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
 		 const struct hx_point_result **r)
 {
-	int rc = hx_eval_point(x->e, l, "cct", r, x->err);
+	int rc;
 
-	if (rc == 0)
-		hx_causal_judge(x->p, x->b->metric, &x->b->r, *r, s, undecided);
+	if (undecided)
+		*undecided = false;
+	rc = hx_eval_judge(x->e, x->p, &x->b->r, l, "cct", r, s, x->err);
+	if (rc == 0 && undecided)
+		*undecided = s->undecided;
 	return rc;
 }
 
@@ -472,6 +475,7 @@ int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);
 	a->cost_s = hx_eval_cost(e);
+	a->seq = *hx_eval_seq(e);
 	a->budget_exhausted = rc == -EDQUOT;
 	return rc;
 }

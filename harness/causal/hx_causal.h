@@ -84,6 +84,12 @@ int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *ph
  * from HX_REPLICATE_REPEAT), memoised apart from hx_eval_point's. */
 int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char *phase,
 		      const struct hx_point_result **out, struct scn_error *err);
+/* L judged against BASE (hx_causal_judge); while it is undecided, more repeats up to the
+ * plan's max_repeats (sequential testing, counted in hx_eval_seq). */
+int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+		  const struct gen_levels *l, const char *phase, const struct hx_point_result **out,
+		  struct hx_symptom *s, struct scn_error *err);
+const struct hx_seq *hx_eval_seq(const struct hx_eval *e);
 unsigned long hx_eval_points(const struct hx_eval *e);
 unsigned long hx_eval_trials(const struct hx_eval *e);
 double hx_eval_cost(const struct hx_eval *e);
@@ -206,6 +212,7 @@ struct hx_analysis {
 	struct hx_cause suspects[HX_MAX_CAUSES];
 	unsigned long points, trials; /* requested by this strategy */
 	double cost_s;                /* testbed-seconds requested by this strategy */
+	struct hx_seq seq;            /* what sequential testing added */
 	bool budget_exhausted;
 	unsigned n_notes;
 	char notes[HX_MAX_NOTES][160]; /* "undecided: ...", "unexplained symptom at ..." */

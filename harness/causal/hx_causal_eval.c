@@ -19,6 +19,7 @@
 struct eval_entry {
 	uint64_t k1, k2;
 	struct hx_point_result *r; /* NULL: empty slot */
+	bool capped;               /* still undecided at max_repeats (counted once) */
 };
 
 /* Invariants: cap is a power of two; used <= cap / 2; every used slot has r != NULL. */
@@ -30,6 +31,7 @@ struct hx_eval {
 	size_t cap, used;
 	unsigned long points, trials; /* distinct points (replicates not counted), trials */
 	double cost_s;
+	struct hx_seq seq;            /* what sequential testing added */
 };
 
 static int runner_point(void *ctx, const struct gen_levels *l, const char *phase, int first,
@@ -197,6 +199,43 @@ int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *pha
 		  const struct hx_point_result **out, struct scn_error *err)
 {
 	return eval_at(e, l, phase, 0, 0, out, err);
+}
+
+int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+		  const struct gen_levels *l, const char *phase, const struct hx_point_result **out,
+		  struct hx_symptom *s, struct scn_error *err)
+{
+	struct gen_levels rl;
+	struct eval_entry *slot;
+	unsigned next, before;
+	int rc = eval_at(e, l, phase, 0, 0, out, err);
+
+	if (rc < 0)
+		return rc;
+	before = (*out)->n;
+	hx_causal_judge(p, l->metric, base, *out, s, NULL);
+	while ((s->undecided || s->straddles) && (next = hx_seq_next(p, (*out)->n))) {
+		if ((rc = eval_at(e, l, phase, 0, next, out, err)) < 0)
+			return rc;
+		hx_causal_judge(p, l->metric, base, *out, s, NULL);
+	}
+	if ((*out)->n > before && before <= p->repeats) {
+		e->seq.points++;
+		e->seq.max_n = (*out)->n > e->seq.max_n ? (*out)->n : e->seq.max_n;
+	}
+	e->seq.trials += (*out)->n - before;
+	if ((s->undecided || s->straddles) && p->max_repeats > p->repeats &&
+	    slot_for(e, l, 0, &rl, &slot, err) == 0 &&
+	    slot->r && !slot->capped) {
+		slot->capped = true;
+		e->seq.undecided++;
+	}
+	return 0;
+}
+
+const struct hx_seq *hx_eval_seq(const struct hx_eval *e)
+{
+	return &e->seq;
 }
 
 int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,

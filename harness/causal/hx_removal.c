@@ -20,14 +20,9 @@
 
 #include "harness/causal/hx_causal.h"
 
-static bool persists(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
-		     const struct hx_point_result *r)
+static bool persists(const struct hx_symptom *s)
 {
-	struct hx_symptom s;
-	bool undecided = false;
-
-	hx_causal_judge(p, m, base, r, &s, &undecided);
-	return s.present || undecided;
+	return s->present || s->undecided;
 }
 
 /* Did removing a dimension change the metric beyond noise: a change in failed trials, a move
@@ -74,14 +69,15 @@ int hx_removal_walk(struct hx_eval *e, const struct hx_plan *p,
 		const struct hx_plan_dim *d = &p->dims[order[k]];
 		const struct hx_point_result *r;
 		struct gen_levels l = cur;
+		struct hx_symptom s;
 
 		if (gen_levels_get(&cur, d->dim) == d->neutral)
 			continue;
 		gen_levels_set(&l, d->dim, d->neutral, NULL);
-		rc = hx_eval_point(e, &l, "removal", &r, err);
+		rc = hx_eval_judge(e, p, base, &l, "removal", &r, &s, err);
 		if (rc < 0)
 			return rc;
-		if (persists(p, at->metric, base, r) || !changed(p, at->metric, base, r_cur, r)) {
+		if (persists(&s) || !changed(p, at->metric, base, r_cur, r)) {
 			cur = l;
 			r_cur = r;
 		} else {

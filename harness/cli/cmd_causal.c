@@ -224,6 +224,7 @@ int hx_cmd_analyze(int argc, char **argv)
 					       json_object_new_int64((int64_t)e.runner.measured));
 			json_object_object_add(root, "causes", hx_analysis_json(e.a));
 			json_object_object_add(root, "suspects", hx_analysis_suspects_json(e.a));
+			json_object_object_add(root, "sequential", hx_seq_json(&e.a->seq));
 			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 			json_object_put(root);
 		} else {

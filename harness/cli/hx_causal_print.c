@@ -56,6 +56,10 @@ void hx_analysis_print(const struct hx_analysis *a, FILE *out)
 	}
 	for (unsigned i = 0; i < a->n_suspects; i++)
 		cause_line(&a->suspects[i], true, out);
+	if (a->seq.points)
+		fprintf(out, "  sequential testing: %lu points needed more repeats (up to %u), %lu "
+			"extra trials; %lu still undecided at max_repeats\n", a->seq.points,
+			a->seq.max_n, a->seq.trials, a->seq.undecided);
 	for (unsigned i = 0; i < a->n_notes; i++)
 		fprintf(out, "  note: %s\n", a->notes[i]);
 	if (a->budget_exhausted)
@@ -117,4 +121,15 @@ struct json_object *hx_analysis_suspects_json(const struct hx_analysis *a)
 	for (unsigned i = 0; i < a->n_suspects; i++)
 		json_object_array_add(arr, cause_json(&a->suspects[i], true));
 	return arr;
+}
+
+struct json_object *hx_seq_json(const struct hx_seq *q)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "points", json_object_new_int64((int64_t)q->points));
+	json_object_object_add(o, "extra_trials", json_object_new_int64((int64_t)q->trials));
+	json_object_object_add(o, "max_repeats_used", json_object_new_int((int)q->max_n));
+	json_object_object_add(o, "undecided", json_object_new_int64((int64_t)q->undecided));
+	return o;
 }

@@ -31,10 +31,41 @@ static void print_baselines(const struct hx_outcome *o, FILE *out)
 	for (unsigned i = 0; i < o->n_baselines; i++) {
 		const struct hx_baseline *b = &o->baselines[i];
 
-		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats)\n", topo_verb_name(b->verb),
-			metric_name(b->metric), b->r.s.mean, metric_unit(b->metric), b->r.s.ci95,
-			b->r.s.n);
+		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats, cv %.1f%%)\n",
+			topo_verb_name(b->verb), metric_name(b->metric), b->r.s.mean,
+			metric_unit(b->metric), b->r.s.ci95, b->r.s.n, 100 * o->noise[i].cv);
 	}
+}
+
+/* A baseline too noisy for the plan's thresholds: said before any wall or cause. */
+static void print_noise(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+{
+	for (unsigned i = 0; i < o->n_baselines; i++) {
+		const struct hx_noise *n = &o->noise[i];
+		char need[64];
+
+		if (!n->too_noisy)
+			continue;
+		if (n->repeats_needed)
+			snprintf(need, sizeof(need), "about %u repeats per point", n->repeats_needed);
+		else
+			snprintf(need, sizeof(need), "more repeats than any campaign can run");
+		fprintf(out, "Warning: the testbed is too noisy for this plan: %s %s varies by cv "
+			"%.1f%% between repeats; with %u repeats the smallest change it can show is "
+			"%.0f%% (threshold %.0f%%): %s would be needed (repeats or max_repeats)\n",
+			topo_verb_name(o->baselines[i].verb), metric_name(o->baselines[i].metric),
+			100 * n->cv, p->max_repeats, 100 * n->mde, 100 * n->threshold, need);
+	}
+}
+
+static void print_seq(const char *what, const struct hx_plan *p, const struct hx_seq *q,
+		      FILE *out)
+{
+	if (p->max_repeats <= p->repeats)
+		return;
+	fprintf(out, "%s%lu points needed more repeats than %u (up to %u of max_repeats %u), "
+		"%lu extra trials; %lu still undecided at max_repeats\n", what, q->points,
+		p->repeats, q->max_n, p->max_repeats, q->trials, q->undecided);
 }
 
 static void print_enum(const struct hx_outcome *o, FILE *out)
@@ -131,8 +162,10 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	unsigned failed = 0, in_range = 0, found = 0;
 
 	print_baselines(o, out);
+	print_noise(p, o, out);
 	print_enum(o, out);
 	print_walls(o, out);
+	print_seq("Sequential testing in the wall search: ", p, &o->seq, out);
 	print_criteria(p, o, out);
 	hx_analysis_print(o->analysis, out);
 	for (unsigned i = 0; i < p->n_criteria; i++)
@@ -211,6 +244,11 @@ static struct json_object *baselines_json(const struct hx_outcome *o)
 		json_object_object_add(j, "mean", num_or_null(b->r.s.mean));
 		json_object_object_add(j, "ci95", num_or_null(b->r.s.ci95));
 		json_object_object_add(j, "repeats", json_object_new_int((int)b->r.s.n));
+		json_object_object_add(j, "cv", num_or_null(o->noise[i].cv));
+		json_object_object_add(j, "mde", num_or_null(o->noise[i].mde));
+		json_object_object_add(j, "too_noisy", json_object_new_boolean(o->noise[i].too_noisy));
+		json_object_object_add(j, "repeats_needed",
+				       json_object_new_int((int)o->noise[i].repeats_needed));
 		json_object_array_add(a, j);
 	}
 	return a;
@@ -251,7 +289,7 @@ static struct json_object *accounting_json(const struct hx_outcome *o)
 
 int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
 {
-	struct json_object *root = json_object_new_object(), *walls = json_object_new_array();
+	struct json_object *root = json_object_new_object(), *walls = json_object_new_array(), *seq;
 
 	json_object_object_add(root, "plan", json_object_new_string(p->name));
 	json_object_object_add(root, "baselines", baselines_json(o));
@@ -263,6 +301,10 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 		json_object_array_add(walls, wall_json(&o->walls[i]));
 	json_object_object_add(root, "walls", walls);
 	json_object_object_add(root, "criteria", criteria_json(p, o));
+	seq = json_object_new_object();
+	json_object_object_add(seq, "walls", hx_seq_json(&o->seq));
+	json_object_object_add(seq, "analysis", hx_seq_json(&o->analysis->seq));
+	json_object_object_add(root, "sequential", seq);
 	json_object_object_add(root, "causes", hx_analysis_json(o->analysis));
 	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));

@@ -39,5 +39,7 @@ void hx_analysis_print(const struct hx_analysis *a, FILE *out);
  * them). */
 struct json_object *hx_analysis_json(const struct hx_analysis *a);
 struct json_object *hx_analysis_suspects_json(const struct hx_analysis *a);
+/* What sequential testing added (points, extra trials, most repeats, still undecided). */
+struct json_object *hx_seq_json(const struct hx_seq *q);
 
 #endif

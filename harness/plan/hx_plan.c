@@ -71,6 +71,9 @@ static int top_scalars(const struct ycfg_node *root, struct hx_plan *p, struct s
 	if ((rc = ycfg_opt_int(root, "repeats", 1, 100, 3, &v, err)) < 0)
 		return rc;
 	p->repeats = (unsigned)v;
+	if ((rc = ycfg_opt_int(root, "max_repeats", v, 100, v, &v, err)) < 0)
+		return rc;
+	p->max_repeats = (unsigned)v;
 	return 0;
 }
 
@@ -271,12 +274,23 @@ static int plan_hash(const struct ycfg_node *root, struct hx_plan *p, struct scn
 	return 0;
 }
 
+/* Sequential testing: a point looks again after every further `repeats` trials up to
+ * max_repeats; each look decides at significance / looks (Bonferroni over the looks), so a
+ * point's false-symptom rate stays within the plan's significance however often it looks. */
+static int sequential(struct hx_plan *p)
+{
+	p->thresholds.looks = 1 + (p->max_repeats - p->repeats + p->repeats - 1) / p->repeats;
+	p->thresholds.alpha = p->thresholds.significance / p->thresholds.looks;
+	return 0;
+}
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
 static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
 	static const char *const keys[] = { "name", "description", "seed", "testbed",
-					    "budget_hours", "repeats", "verbs", "metrics",
+					    "budget_hours", "repeats", "max_repeats", "verbs",
+					    "metrics",
 					    "components", "fixed", "dimensions", "thresholds",
 					    "criteria", "analysis", NULL };
 	int rc;
@@ -288,6 +302,7 @@ static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct
 	    (rc = hx_plan__dims(root, p, err)) < 0 ||
 	    (rc = hx_plan__fixed(root, p, err)) < 0 ||
 	    (rc = thresholds(root, &p->thresholds, err)) < 0 ||
+	    (rc = sequential(p)) < 0 ||
 	    (rc = hx_plan__criteria(root, p, err)) < 0 ||
 	    (rc = analysis(root, p, err)) < 0)
 		return rc;

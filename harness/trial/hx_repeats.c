@@ -102,3 +102,42 @@ int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char 
 	hx_point_finish(out, l->metric);
 	return 0;
 }
+
+unsigned hx_seq_next(const struct hx_plan *p, unsigned n)
+{
+	unsigned next = n + p->repeats;
+
+	if (p->max_repeats <= p->repeats || n >= p->max_repeats)
+		return 0;
+	return next > p->max_repeats ? p->max_repeats : next;
+}
+
+void hx_seq_count(struct hx_seq *q, const struct hx_plan *p, unsigned n, bool undecided)
+{
+	if (!q || n <= p->repeats)
+		return;
+	q->points++;
+	q->trials += n - p->repeats;
+	q->undecided += undecided;
+	if (n > q->max_n)
+		q->max_n = n;
+}
+
+int hx_point_decide(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *l,
+		    const char *phase, const struct hx_point_result *base,
+		    struct hx_point_result *res, struct hx_symptom *s, struct hx_seq *q,
+		    struct scn_error *err)
+{
+	unsigned next;
+
+	hx_symptom_judge(&p->thresholds, l->metric, base, res, s);
+	while ((s->undecided || s->straddles) && (next = hx_seq_next(p, res->n))) {
+		int rc = hx_point_extend(r, l, phase, 0, next, res, err);
+
+		if (rc < 0)
+			return rc;
+		hx_symptom_judge(&p->thresholds, l->metric, base, res, s);
+	}
+	hx_seq_count(q, p, res->n, s->undecided || s->straddles);
+	return 0;
+}

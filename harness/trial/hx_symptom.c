@@ -36,6 +36,13 @@ static void effect_interval(const struct hx_point_result *base, const struct hx_
 
 /* Failed trials: the failure rate, its interval and whether it is significantly above the
  * baseline's. Returns true when failures make the symptom. */
+/* The bound one decision is taken at: the plan's significance split over the looks of
+ * sequential testing (thresholds built by hand, as in tests, have no looks: significance). */
+static double alpha_of(const struct hx_plan_thresholds *t)
+{
+	return t->alpha > 0 ? t->alpha : t->significance;
+}
+
 static bool judge_failures(const struct hx_plan_thresholds *t, const struct hx_point_result *base,
 			   const struct hx_point_result *at, struct hx_symptom *out)
 {
@@ -44,7 +51,7 @@ static bool judge_failures(const struct hx_plan_thresholds *t, const struct hx_p
 	hx_failure_interval(at->failed, at->n, &out->fail_lo, &out->fail_hi);
 	if (!t->errors || !at->failed)
 		return false;
-	if (!(fp < t->significance)) {
+	if (!(fp < alpha_of(t))) {
 		out->undecided = true; /* failures, but not enough of them to tell */
 		return false;
 	}
@@ -76,9 +83,10 @@ void hx_symptom_judge(const struct hx_plan_thresholds *t, enum gen_metric metric
 	effect_interval(base, at, out);
 	if (judge_failures(t, base, at, out))
 		return;
+	out->straddles = isfinite(out->effect) && out->effect_lo < thr && thr < out->effect_hi;
 	beyond = isfinite(out->effect) &&
 		 (metric == GEN_METRIC_BW ? out->effect <= thr : out->effect >= thr);
-	if (beyond && out->p_value < t->significance)
+	if (beyond && out->p_value < alpha_of(t))
 		out->present = true;
 	if (beyond && (!out->present || (out->effect_lo < thr && thr < out->effect_hi)))
 		out->undecided = true;

@@ -105,6 +105,27 @@ void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
 /* Recompute OUT's summary and failed count from X[] (values of metric M). */
 void hx_point_finish(struct hx_point_result *out, enum gen_metric m);
 
+struct hx_symptom; /* below */
+
+/* Sequential testing, counted: points that needed more repeats, the trials added, the most
+ * repeats a point reached, and points still undecided at max_repeats. */
+struct hx_seq {
+	unsigned long points, trials, undecided;
+	unsigned max_n;
+};
+/* The next repeat count for a point of N repeats that is undecided: N + the plan's repeats,
+ * at most max_repeats; 0 when it may not grow (sequential testing off, or at the cap). */
+unsigned hx_seq_next(const struct hx_plan *p, unsigned n);
+/* Count one point that ended at N repeats after starting at the plan's, still UNDECIDED. */
+void hx_seq_count(struct hx_seq *q, const struct hx_plan *p, unsigned n, bool undecided);
+/* Judge RES (point L, repeats from 0) against BASE; while it is undecided or its interval
+ * straddles the threshold, and it may grow, add repeats and judge again (sequential
+ * testing). Q (may be NULL) counts what was added. */
+int hx_point_decide(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *l,
+		    const char *phase, const struct hx_point_result *base,
+		    struct hx_point_result *res, struct hx_symptom *s, struct hx_seq *q,
+		    struct scn_error *err);
+
 /* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
 double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
 
@@ -131,6 +152,8 @@ struct hx_symptom {
 	bool undecided;  /* more repeats could decide it: beyond the threshold but not
 			  * significant, an interval straddling the threshold, or failures
 			  * that are not significant */
+	bool straddles;  /* the effect's interval contains the threshold: R repeats cannot
+			  * decide which side it is on (sequential testing adds repeats) */
 	unsigned failed, n; /* failed (or unusable) trials, all trials */
 	double fail_lo, fail_hi; /* Clopper-Pearson 95% interval of the failure rate */
 };
