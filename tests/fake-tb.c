@@ -121,6 +121,16 @@ void fake_campaign_walls(struct fake_campaign *c)
 		fail_msg("%s", scn_error_format(&err, msg, sizeof(msg)));
 }
 
+void fake_campaign_drift(struct fake_campaign *c, const char *after)
+{
+	struct scn_error err;
+	char msg[512];
+
+	scn_error_clear(&err);
+	if (hx_phase_drift(&c->r, c->plan, c->o, after, &err))
+		fail_msg("%s", scn_error_format(&err, msg, sizeof(msg)));
+}
+
 void fake_campaign_close(struct fake_campaign *c)
 {
 	char cmd[128];

@@ -42,6 +42,8 @@ struct fake_campaign {
 void fake_campaign_open(struct fake_campaign *c, struct fake_tb *f, const char *plan_text);
 /* Baseline then wall search; fails the test on an error. */
 void fake_campaign_walls(struct fake_campaign *c);
+/* The drift check after phase AFTER; fails the test on an error. */
+void fake_campaign_drift(struct fake_campaign *c, const char *after);
 void fake_campaign_close(struct fake_campaign *c);
 
 #endif

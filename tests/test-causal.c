@@ -534,6 +534,31 @@ static void test_causal_sequential_testing(void **state)
 	world_free(w);
 }
 
+/* A cause of a baseline that drifted by the check after the analysis is a suspect. */
+static void test_causal_drifted_baseline_makes_suspects(void **state)
+{
+	struct world *w = world_new(0.02, false, 5);
+	struct hx_drift *d = &w->o.drift[0];
+
+	(void)state;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	assert_int_equal(w->a.n_causes, 1);
+	hx_analysis_mark_drift(&w->a, w->p, &w->o); /* no check: nothing moves */
+	assert_int_equal(w->a.n_causes, 1);
+	memset(d, 0, sizeof(*d));
+	snprintf(d->after, sizeof(d->after), "analysis");
+	d->check = 3;
+	d->change = -0.45;
+	d->p_value = 0.001;
+	d->drifted = true;
+	w->o.n_drift = 1;
+	hx_analysis_mark_drift(&w->a, w->p, &w->o);
+	assert_int_equal(w->a.n_causes, 0);
+	assert_int_equal(w->a.n_suspects, 1);
+	assert_non_null(strstr(w->a.suspects[0].why, "baseline drifted during the analysis (-45.0%"));
+	world_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_causal_support_rules),
 		cmocka_unit_test(test_causal_unreplicated_cure_is_suspect),
 		cmocka_unit_test(test_causal_sequential_testing),
+		cmocka_unit_test(test_causal_drifted_baseline_makes_suspects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

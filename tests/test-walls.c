@@ -5,7 +5,8 @@
  * persist at the levels above is a blip, not a wall; a curve falling from the first level is
  * a slope (effect per doubling), not a wall at its first crossing; one failed trial of three
  * is no wall; trials that all failed are a failure rate, never -100%; a 0 Gb/s trial is
- * unusable, not ok.
+ * unusable, not ok. Also the noise decisions (a testbed too noisy for the plan, sequential
+ * testing) and drift (the baseline measured again after a phase).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,7 +20,7 @@
 
 #include "tests/fake-tb.h"
 
-enum mode { KNEE, BLIP, SLOPE, ONE_FAIL, ALL_FAIL, ZERO, KNEE20 };
+enum mode { KNEE, BLIP, SLOPE, ONE_FAIL, ALL_FAIL, ZERO, KNEE20, DRIFT };
 
 static double curve(const struct fake_tb *f, const struct gen_traffic *t, double u, double z,
 		    enum tb_status *status)
@@ -40,6 +41,7 @@ static double curve(const struct fake_tb *f, const struct gen_traffic *t, double
 		break;
 	case ZERO: bw = q >= 256 ? 0 : 100; break;
 	case KNEE20: bw = q > 300 ? 80 : 100; break;
+	case DRIFT: bw = f->calls < 6 ? 100 : 50; break; /* halves for good after 6 trials */
 	}
 	return bw * (1 + f->cv * z);
 }
@@ -201,6 +203,37 @@ static void test_walls_sequential_testing_decides(void **state)
 	fake_campaign_close(&c);
 }
 
+/* The testbed halves its bandwidth for reasons of its own half-way through the sweep: the
+ * sweep sees a "wall"; the baseline measured again after the wall search shows the drift, and
+ * the wall is marked as judged against a drifted baseline. A steady testbed shows none. */
+static void test_walls_drift_is_seen_and_marked(void **state)
+{
+	struct fake_campaign c;
+	struct fake_tb f;
+	const struct hx_wall *w;
+
+	(void)state;
+	w = walls_of(&c, &f, DRIFT, 0.005, PLAN("[16, 256]"));
+	assert_true(w->found); /* what drift alone makes of a sweep */
+	assert_false(w->drifted);
+	fake_campaign_drift(&c, "walls");
+	assert_int_equal(c.o->n_drift, 1);
+	assert_true(c.o->drift[0].drifted);
+	assert_true(c.o->drift[0].change < -0.45);
+	assert_string_equal(c.o->drift[0].after, "walls");
+	assert_true(w->drifted);
+	assert_true(hx_outcome_drift(c.o, 0, "walls") == &c.o->drift[0]);
+	fake_campaign_close(&c);
+	w = walls_of(&c, &f, KNEE, 0.005, PLAN("[16, 256, 1024]"));
+	fake_campaign_drift(&c, "walls");
+	fake_campaign_drift(&c, "criteria");
+	assert_int_equal(c.o->n_drift, 2);
+	assert_false(c.o->drift[0].drifted || c.o->drift[1].drifted);
+	assert_int_equal(c.o->drift[1].check, 2);
+	assert_false(w->drifted);
+	fake_campaign_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_walls_zero_is_unusable),
 		cmocka_unit_test(test_walls_noise_too_high_is_said),
 		cmocka_unit_test(test_walls_sequential_testing_decides),
+		cmocka_unit_test(test_walls_drift_is_seen_and_marked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,7 @@ struct hx_wall {
 	double crossing;     /* where the fitted slope reaches the threshold (NAN: no slope) */
 	unsigned slope_points; /* trials the slope was fitted on */
 	bool in_range;       /* inside the qualified range of a criterion */
+	bool drifted;        /* its baseline drifted before the check after the wall search */
 	unsigned trials;     /* trials this search used */
 	unsigned repeats;    /* the most repeats a level of this search needed */
 	char note[320];      /* blips above which the symptom did not persist, an undecided
@@ -76,6 +77,24 @@ struct hx_criterion_result {
 	bool pass, measured;
 	double value, baseline, ratio;
 	char status[24];
+	bool drifted;        /* judged against a baseline that drifted before the next check */
+};
+
+#define HX_DRIFT_CHECKS 4 /* after the walls, the criteria, the analysis; one spare */
+
+/* A baseline measured again during the campaign (fresh trials, repeat indices from
+ * HX_DRIFT_REPEAT): against the first measurement, drift is a change beyond the noise
+ * (Welch's p < significance) and large enough to move decisions (at least half the plan's
+ * threshold), or failures significantly more frequent. */
+struct hx_drift {
+	unsigned baseline;   /* index in the outcome's baselines */
+	unsigned check;      /* 1, 2, ...: the order of the checks */
+	char after[16];      /* the phase it follows: "walls", "criteria", "analysis" */
+	struct hx_summary s; /* the re-measured baseline's usable values */
+	unsigned failed, n;
+	double change;       /* relative change vs the first measurement (NAN: all failed) */
+	double p_value;
+	bool drifted;
 };
 
 struct hx_outcome {
@@ -88,6 +107,9 @@ struct hx_outcome {
 	struct hx_criterion_result criteria[HX_PLAN_MAX_CRITERIA];
 	struct hx_noise noise[HX_MAX_BASELINES]; /* per baseline, same order */
 	struct hx_seq seq;   /* sequential testing in the wall search */
+	unsigned n_checks;   /* drift checks run (each over every baseline) */
+	unsigned n_drift;
+	struct hx_drift drift[HX_MAX_BASELINES * HX_DRIFT_CHECKS];
 	bool budget_exhausted, interrupted;
 	unsigned long trials, measured, cached;
 	double cost_s;
@@ -103,6 +125,17 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 		      struct scn_error *err);
 int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err);
+/* Drift (hx_drift.c): measure every baseline again after phase AFTER ("walls", "criteria",
+ * "analysis"), record the check and mark what that phase decided against a baseline that
+ * drifted (walls, criteria; the analysis marks its causes itself). */
+int hx_phase_drift(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		   const char *after, struct scn_error *err);
+/* The newest check after phase AFTER of baseline B (NULL: none). */
+const struct hx_drift *hx_outcome_drift(const struct hx_outcome *o, unsigned b, const char *after);
+/* Judge check D of baseline B (the first measurement) for plan P: fills D's change, p and
+ * drifted from D->s, D->failed and D->n. */
+void hx_drift_judge(const struct hx_plan *p, const struct hx_baseline *b, struct hx_drift *d);
+
 /* The noise of baseline B for plan P (hx_noise.c); hx_phase_baseline fills o->noise[]. */
 void hx_noise_of(const struct hx_plan *p, const struct hx_baseline *b, struct hx_noise *out);
 int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,

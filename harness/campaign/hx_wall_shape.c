@@ -150,7 +150,8 @@ void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_sympt
 			 hx_metric_name(w->metric), w->trials, 100 * w->slope_per_doubling,
 			 100 * w->slope_lo, 100 * w->slope_hi, w->crossing);
 	else
-		snprintf(s->detail, sizeof(s->detail), "metric %s, %u trials in the search%s",
+		snprintf(s->detail, sizeof(s->detail), "metric %s, %u trials in the search%s%s",
 			 hx_metric_name(w->metric), w->trials,
-			 isfinite(w->effect) ? "" : "; effect: trials failed");
+			 isfinite(w->effect) ? "" : "; effect: trials failed",
+			 w->drifted ? "; baseline drifted" : "");
 }

@@ -258,6 +258,10 @@ void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
 /* Whether C (replicate already judged) is supported; WHY receives the reasons when not. */
 bool hx_cause_supported(const struct hx_plan *p, const struct hx_cause *c, char *why,
 			size_t len);
+/* Move every cause of A whose baseline drifted by the check after the analysis (o->drift)
+ * to A's suspects, with the reason "baseline drifted". */
+void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
+			    const struct hx_outcome *o);
 /* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */
 int hx_analysis_support(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
 			struct hx_analysis *a, struct scn_error *err);

@@ -130,3 +130,30 @@ int hx_analysis_support(struct hx_eval *e, const struct hx_plan *p, const struct
 	a->n_causes = kept;
 	return spent ? -EDQUOT : 0;
 }
+
+void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
+			    const struct hx_outcome *o)
+{
+	unsigned kept = 0;
+
+	(void)p;
+	for (unsigned i = 0; i < a->n_causes; i++) {
+		struct hx_cause *c = &a->causes[i];
+		const struct hx_drift *d = NULL;
+
+		for (unsigned b = 0; b < o->n_baselines && !d; b++)
+			if (o->baselines[b].verb == c->verb && o->baselines[b].metric == c->metric)
+				d = hx_outcome_drift(o, b, "analysis");
+		if (d && d->drifted && a->n_suspects < HX_MAX_CAUSES) {
+			add_reason(c->why, sizeof(c->why),
+				   "baseline drifted during the analysis (%+.1f%%, p %.2g)",
+				   100 * d->change, d->p_value);
+			a->suspects[a->n_suspects++] = *c;
+			continue;
+		}
+		if (kept != i)
+			a->causes[kept] = *c;
+		kept++;
+	}
+	a->n_causes = kept;
+}

@@ -163,6 +163,22 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 	return 0;
 }
 
+/* The drift check after phase AFTER, as `run` made it. Without a testbed a campaign stored
+ * before drift checks existed has none: say so and go on. */
+static int analyze_drift(struct analyze_env *e, const char *after, struct scn_error *err)
+{
+	int rc = hx_phase_drift(&e->runner, e->plan, e->outcome, after, err);
+
+	if (rc < 0 && rc != -EINTR && !e->tb) {
+		fprintf(stderr, "scalacn analyze: no drift check after the %s in the store "
+			"(give --testbed to measure one)\n", after);
+		scn_error_clear(err);
+		e->outcome->n_checks++;
+		return 0;
+	}
+	return rc;
+}
+
 static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struct scn_error *err)
 {
 	int rc;
@@ -175,6 +191,10 @@ static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struc
 	rc = hx_phase_baseline(&e->runner, e->plan, e->outcome, err);
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, e->outcome, err);
+	if (rc == 0)
+		rc = analyze_drift(e, "walls", err);
+	if (rc == 0)
+		rc = analyze_drift(e, "criteria", err);
 	if (rc == 0) {
 		struct hx_eval *ev;
 
@@ -183,6 +203,8 @@ static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struc
 		rc = hx_causal_run(ev, e->plan, e->outcome,
 				   o->has_strategy ? o->strategy : e->plan->strategy, e->a, err);
 		hx_eval_free(ev);
+		if (rc == 0 && (rc = analyze_drift(e, "analysis", err)) == 0)
+			hx_analysis_mark_drift(e->a, e->plan, e->outcome);
 	}
 	if (rc < 0 && rc != -EDQUOT) {
 		if (!e->tb)

@@ -120,8 +120,41 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 			change_text(w, change, sizeof(change)), w->p_value, w->class_, w->kind,
 			w->in_range ? "  << inside qualified range" : "");
 	}
+	if (w->drifted)
+		fprintf(out, "  %-20s %-5s %-3s   judged against a baseline that drifted (see Drift)\n",
+			"", "", "");
 	if (w->note[0])
 		fprintf(out, "  %-20s %-5s %-3s   note: %s\n", "", "", "", w->note);
+}
+
+/* Each baseline's checks on one line: the change after each phase, DRIFTED where it moved
+ * beyond the noise by half the threshold or more. */
+static void print_drift(const struct hx_outcome *o, FILE *out)
+{
+	if (!o->n_drift)
+		return;
+	fprintf(out, "Drift (the baseline measured again after each phase):\n");
+	for (unsigned b = 0; b < o->n_baselines; b++) {
+		bool any = false;
+
+		fprintf(out, "  %-5s %-3s", topo_verb_name(o->baselines[b].verb),
+			metric_name(o->baselines[b].metric));
+		for (unsigned i = 0; i < o->n_drift; i++) {
+			const struct hx_drift *d = &o->drift[i];
+
+			if (d->baseline != b)
+				continue;
+			if (isfinite(d->change))
+				fprintf(out, "  after %s %+.1f%%", d->after, 100 * d->change);
+			else
+				fprintf(out, "  after %s failed %u/%u", d->after, d->failed, d->n);
+			if (d->drifted)
+				fprintf(out, " (p %.2g) DRIFTED", d->p_value);
+			any |= d->drifted;
+		}
+		fprintf(out, "%s\n", any ? ": decisions of those phases are marked"
+				       : ": no drift beyond the noise");
+	}
 }
 
 static void print_walls(const struct hx_outcome *o, FILE *out)
@@ -151,9 +184,10 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 				p->criteria[i].name, c->status);
 			continue;
 		}
-		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)\n",
+		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)%s\n",
 			c->pass ? "PASS" : "FAIL", p->criteria[i].name, c->ratio, c->value,
-			c->baseline, metric_unit(p->criteria[i].metric), c->status);
+			c->baseline, metric_unit(p->criteria[i].metric), c->status,
+			c->drifted ? " (baseline drifted)" : "");
 	}
 }
 
@@ -167,6 +201,7 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	print_walls(o, out);
 	print_seq("Sequential testing in the wall search: ", p, &o->seq, out);
 	print_criteria(p, o, out);
+	print_drift(o, out);
 	hx_analysis_print(o->analysis, out);
 	for (unsigned i = 0; i < p->n_criteria; i++)
 		failed += !o->criteria[i].pass;
@@ -226,6 +261,8 @@ static struct json_object *wall_json(const struct hx_wall *w)
 	json_object_object_add(j, "symptom", json_object_new_string(w->kind));
 	json_object_object_add(j, "class", json_object_new_string(w->class_));
 	json_object_object_add(j, "in_qualified_range", json_object_new_boolean(w->in_range));
+	json_object_object_add(j, "drifted_baseline", json_object_new_boolean(w->drifted));
+	json_object_object_add(j, "repeats", json_object_new_int((int)w->repeats));
 	if (w->note[0])
 		json_object_object_add(j, "note", json_object_new_string(w->note));
 	return j;
@@ -268,6 +305,30 @@ static struct json_object *criteria_json(const struct hx_plan *p, const struct h
 		json_object_object_add(j, "value", num_or_null(c->value));
 		json_object_object_add(j, "baseline", num_or_null(c->baseline));
 		json_object_object_add(j, "ratio", num_or_null(c->ratio));
+		json_object_object_add(j, "drifted_baseline", json_object_new_boolean(c->drifted));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+static struct json_object *drift_json(const struct hx_outcome *o)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < o->n_drift; i++) {
+		const struct hx_drift *d = &o->drift[i];
+		const struct hx_baseline *b = &o->baselines[d->baseline];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(b->verb)));
+		json_object_object_add(j, "metric", json_object_new_string(metric_name(b->metric)));
+		json_object_object_add(j, "after", json_object_new_string(d->after));
+		json_object_object_add(j, "mean", num_or_null(d->s.mean));
+		json_object_object_add(j, "baseline_mean", num_or_null(b->r.s.mean));
+		json_object_object_add(j, "change", num_or_null(d->change));
+		json_object_object_add(j, "p_value", num_or_null(d->p_value));
+		json_object_object_add(j, "failed", json_object_new_int((int)d->failed));
+		json_object_object_add(j, "drifted", json_object_new_boolean(d->drifted));
 		json_object_array_add(a, j);
 	}
 	return a;
@@ -301,6 +362,7 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 		json_object_array_add(walls, wall_json(&o->walls[i]));
 	json_object_object_add(root, "walls", walls);
 	json_object_object_add(root, "criteria", criteria_json(p, o));
+	json_object_object_add(root, "drift", drift_json(o));
 	seq = json_object_new_object();
 	json_object_object_add(seq, "walls", hx_seq_json(&o->seq));
 	json_object_object_add(seq, "analysis", hx_seq_json(&o->analysis->seq));

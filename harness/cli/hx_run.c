@@ -135,10 +135,18 @@ static int run_phases(struct campaign_env *e, struct scn_error *err)
 	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, out, err);
+	if (rc == 0) /* the baseline again after each phase: drift marks its decisions */
+		rc = hx_phase_drift(&e->runner, e->plan, out, "walls", err);
 	if (rc == 0)
 		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
 	if (rc == 0)
+		rc = hx_phase_drift(&e->runner, e->plan, out, "criteria", err);
+	if (rc == 0)
 		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
+	if (rc == 0)
+		rc = hx_phase_drift(&e->runner, e->plan, out, "analysis", err);
+	if (rc == 0)
+		hx_analysis_mark_drift(out->analysis, e->plan, out);
 	return rc;
 }
 
