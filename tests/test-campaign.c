@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 #include <json-c/json.h>
+#include <sqlite3.h>
 
 #include "e2e_util.h"
 
@@ -366,6 +367,80 @@ static void test_campaign_coupled_levels_agree(void **state)
 	e2e_run_free(&r);
 }
 
+/* Every trial id an explanation names is a trial of the store (a vendor can look it up). */
+static void assert_ids_stored(const char *db, struct json_object *ids)
+{
+	sqlite3 *h;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	for (size_t i = 0; ids && i < json_object_array_length(ids); i++) {
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM trials WHERE id = ?1", -1,
+						    &st, NULL), SQLITE_OK);
+		sqlite3_bind_int64(st, 1, json_object_get_int64(json_object_array_get_idx(ids, i)));
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+}
+
+/* `scalacn explain` from the database alone (plan and testbed files gone): for a cause, the
+ * stress point, the baseline, each dimension's sensitivity with its interval and why it is a
+ * candidate or not, each removal order step by step, the points with and without it, the
+ * replicate, and the trials behind each. */
+static void test_campaign_explain_from_store(void **state)
+{
+	struct ctx *c = *state;
+	struct e2e_run r;
+	struct json_object *root, *ev, *sens, *orders, *steps;
+	char *json = NULL;
+	const char *text_args[] = { "explain", "--db", c->db, NULL };
+	const char *json_args[] = { "explain", "--db", c->db, "--json", "1", NULL };
+	const char *bad_args[] = { "explain", "--db", c->db, "99", NULL };
+
+	assert_int_equal(run_json(c->plan, c->db, &json, false), 1);
+	free(json);
+	unlink(c->plan);
+	unlink(c->testbed);
+	assert_int_equal(e2e_scalacn_run(&r, text_args), 0);
+	assert_non_null(strstr(r.out, "Cause 1 (id "));
+	assert_non_null(strstr(r.out, "baseline: "));
+	assert_non_null(strstr(r.out, "sensitivity at the stress point"));
+	assert_non_null(strstr(r.out, "interval excludes zero"));
+	assert_non_null(strstr(r.out, "removal orders"));
+	assert_non_null(strstr(r.out, "cured"));
+	assert_non_null(strstr(r.out, "replicate (fresh trials)"));
+	assert_non_null(strstr(r.out, "trials "));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, json_args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_int_equal(json_object_array_length(root), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "evidence", &ev));
+	assert_true(json_object_object_get_ex(ev, "stress_point", &sens));
+	assert_true(json_object_object_get_ex(ev, "sensitivity", &sens));
+	assert_true(json_object_array_length(sens) > 0);
+	assert_true(json_object_object_get_ex(ev, "orders", &orders));
+	assert_true(json_object_array_length(orders) >= 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(orders, 0), "steps", &steps));
+	assert_true(json_object_array_length(steps) >= 1);
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		struct json_object *st = json_object_array_get_idx(steps, i), *ids;
+
+		assert_true(json_object_object_get_ex(st, "result", &ids));
+		assert_true(json_object_object_get_ex(st, "trial_ids", &ids));
+		assert_true(json_object_array_length(ids) > 0);
+		assert_ids_stored(c->db, ids);
+	}
+	json_object_put(root);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, bad_args), 2);
+	assert_non_null(strstr(r.err, "not 99"));
+	e2e_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +452,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_explain_from_store, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -361,6 +361,7 @@ static void analyse(const char *profile, const char *plan, const char *tag, stru
 
 static void run_free(struct run *r)
 {
+	hx_analysis_release(r->a);
 	hx_plan_free(r->plan);
 	free(r->o);
 	free(r->a);

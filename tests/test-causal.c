@@ -133,6 +133,7 @@ static struct world *world_new(double cv, bool interaction, unsigned repeats)
 
 static void world_free(struct world *w)
 {
+	hx_analysis_release(&w->a);
 	hx_eval_free(w->e);
 	hx_plan_free(w->p);
 	free(w);
@@ -378,6 +379,7 @@ static void test_causal_removal_keeps_pair(void **state)
 	assert_int_equal(rem.mode_count, 6);
 	assert_true(rem.confidence[2] == 1.0 && rem.confidence[3] == 1.0);
 	assert_true(rem.confidence[1] == 0.0);
+	hx_removal_release(&rem);
 	world_free(w);
 }
 

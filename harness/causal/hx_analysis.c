@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <json-c/json.h>
 
 #include "harness/causal/hx_causal.h"
 #include "harness/plan/hx_plan.h"
@@ -191,6 +192,8 @@ static int store_one(struct res_db *db, int64_t campaign, const struct hx_analys
 	rc.effect_hi = fin(c->effect_hi);
 	rc.confidence = c->confidence;
 	rc.supported = supported;
+	rc.evidence_json = c->evidence ? json_object_to_json_string_ext(c->evidence,
+									JSON_C_TO_STRING_PLAIN) : NULL;
 	snprintf(rc.reason, sizeof(rc.reason), "%s", supported ? "" : c->why);
 	ids_text(c, rc.trial_ids, sizeof(rc.trial_ids));
 	hx_cause_walls_text(c, walls, sizeof(walls));

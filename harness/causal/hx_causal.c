@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
 
@@ -252,6 +254,21 @@ static void note_undecided(struct cct *x, const struct hx_lsa *lsa)
 					 hx_metric_name(x->b->metric));
 }
 
+/* Evidence of C beyond its orders: where it was looked for and isolated, the baseline, the
+ * sensitivities that chose the candidates, the points with and without it. */
+static void cause_evidence(struct cct *x, struct hx_cause *c, const struct gen_levels *start,
+			   const struct hx_lsa *lsa, const struct hx_point_result *with,
+			   const struct hx_point_result *without)
+{
+	hx_ev_set(c, "strategy", json_object_new_string("cct"));
+	hx_ev_set(c, "stress_point", hx_ev_point(x->p, start));
+	hx_ev_set(c, "isolation_point", hx_ev_point(x->p, &c->shown));
+	hx_ev_set(c, "baseline", hx_ev_result(&x->b->r, NULL));
+	hx_ev_set(c, "sensitivity", hx_ev_lsa(x->p, lsa, &x->b->r));
+	hx_ev_set(c, "with", hx_ev_result(with, &x->b->r));
+	hx_ev_set(c, "without", hx_ev_result(without, &x->b->r));
+}
+
 /* Confirmation of set I at its isolation point: orders, effect, walls. */
 static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t *found,
 		   const uint32_t *cands, unsigned n_found, unsigned i, const struct hx_lsa *lsa)
@@ -281,11 +298,13 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	}
 	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & nonneutral(x->p, &q), lsa->sens,
 			    x->p->removal_orders, seed, &rem, x->err);
-	if (rc < 0)
+	if (rc < 0 || !(c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q))) {
+		hx_removal_release(&rem);
 		return rc;
-	c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q);
-	if (!c)
-		return 0;
+	}
+	hx_ev_set(c, "orders", rem.orders); /* the evidence takes them */
+	rem.orders = NULL;
+	hx_ev_set(c, "candidates", hx_ev_dims(x->p, cands[i] & nonneutral(x->p, &q)));
 	c->confidence = 1.0;
 	for (unsigned d = 0; d < x->p->n_dims; d++)
 		if ((found[i] & (1u << d)) && rem.confidence[d] < c->confidence)
@@ -295,6 +314,7 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	remove_bits(x->p, &q0, found[i]);
 	if ((rc = hx_eval_point(x->e, &q0, "cct", &r0, x->err)) < 0)
 		return rc;
+	cause_evidence(x, c, start, lsa, rq, r0);
 	hx_cause_effect(x->b->metric, rq, r0, c);
 	hx_cause_add_ids(c, rq);
 	hx_cause_add_ids(c, r0);

@@ -51,7 +51,8 @@
 #include "harness/plan/hx_plan.h"
 #include "harness/trial/hx_trial.h"
 
-struct hx_outcome; /* harness/campaign/hx_campaign.h */
+struct hx_outcome;  /* harness/campaign/hx_campaign.h */
+struct json_object; /* json-c: the evidence of a cause */
 
 #define HX_CAUSE_MAX_MEMBERS 4
 #define HX_MAX_CAUSES 64
@@ -133,6 +134,7 @@ struct hx_lsa_dim {
 	bool candidate;      /* interval excludes zero */
 	bool undecided;      /* estimate large (beyond the threshold) but interval has zero */
 	bool categorical;
+	const struct hx_point_result *res; /* the moved point (the evaluator's, borrowed) */
 };
 
 struct hx_lsa {
@@ -160,7 +162,11 @@ struct hx_removal {
 	unsigned mode_count;
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS]; /* trials where a removal cured the symptom */
+	/* evidence: one object per order {order, steps: [{remove, result, ...}], kept}
+	 * (owned: hx_removal_release, or taken by the caller); steps of the walk running */
+	struct json_object *orders, *steps;
 };
+void hx_removal_release(struct hx_removal *r);
 
 /* One walk: remove (set neutral) the dims of ORDER one by one from AT, keeping a removal when
  * the symptom persists. *KEPT receives the 1-minimal set, *FINAL (may be NULL) the point with
@@ -200,6 +206,7 @@ struct hx_cause {
 	char why[192];                           /* a suspect: why the evidence does not support it */
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS];
+	struct json_object *evidence;            /* hx_evidence.c (owned by the analysis) */
 };
 
 /* Causes and suspects are kept apart: causes[] holds only what the evidence supports
@@ -265,6 +272,32 @@ void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
 /* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */
 int hx_analysis_support(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
 			struct hx_analysis *a, struct scn_error *err);
+
+/* ---- Evidence (hx_evidence.c) ---------------------------------------------------------- */
+/*
+ * What `scalacn explain` shows, kept per cause in hx_cause.evidence (a JSON object built
+ * here, stored in the causes table, printed by the CLI): "stress_point", "isolation_point"
+ * (non-neutral plan dimensions), "baseline", "sensitivity" (each move: dimension, from, to,
+ * kind, sensitivity, lo, hi, candidate, why, moved), "candidates", "orders" (each: order,
+ * steps [{remove, result, mean, vs_baseline, p_vs_before, trial_ids}], kept), "with",
+ * "without", "replicate" {with, without, effect, lo, hi, replicated}; every point result as
+ * {mean, sd, n, failed, vs_baseline, trial_ids}.
+ */
+/* New JSON references. */
+struct json_object *hx_ev_point(const struct hx_plan *p, const struct gen_levels *l);
+struct json_object *hx_ev_result(const struct hx_point_result *r, const struct hx_point_result *base);
+struct json_object *hx_ev_lsa(const struct hx_plan *p, const struct hx_lsa *lsa,
+			      const struct hx_point_result *base);
+struct json_object *hx_ev_dims(const struct hx_plan *p, uint32_t bits);
+/* The evidence of a cause a search found at AT (brute, anneal): that point against the
+ * baseline, which is the point without it. */
+void hx_ev_found(struct hx_cause *c, const struct hx_plan *p, const char *strategy,
+		 const struct gen_levels *at, const struct hx_point_result *with,
+		 const struct hx_point_result *base);
+/* Set C's evidence KEY to V (taking V's reference; replaces an earlier one). */
+void hx_ev_set(struct hx_cause *c, const char *key, struct json_object *v);
+/* Release the evidence of every cause and suspect of A (A stays usable, without it). */
+void hx_analysis_release(struct hx_analysis *a);
 
 /* ---- Texts and the store ----------------------------------------------------------------- */
 

@@ -12,8 +12,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
+
+static struct json_object *num(double x)
+{
+	return isfinite(x) ? json_object_new_double(x) : NULL;
+}
 
 static void add_reason(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -87,6 +94,7 @@ static int replicate(struct hx_eval *e, const struct hx_plan *p, const struct hx
 	const struct hx_point_result *with, *without;
 	struct gen_levels l = c->shown;
 	struct hx_cause again = *c;
+	struct json_object *rep;
 	char why[192] = "";
 	int rc;
 
@@ -101,6 +109,16 @@ static int replicate(struct hx_eval *e, const struct hx_plan *p, const struct hx
 	c->replicated = !why[0];
 	hx_cause_add_ids(c, with);
 	hx_cause_add_ids(c, without);
+	rep = json_object_new_object();
+	json_object_object_add(rep, "with", hx_ev_result(with, &b->r));
+	json_object_object_add(rep, "without", hx_ev_result(without, &b->r));
+	json_object_object_add(rep, "effect", num(again.effect));
+	json_object_object_add(rep, "lo", num(again.effect_lo));
+	json_object_object_add(rep, "hi", num(again.effect_hi));
+	json_object_object_add(rep, "replicated", json_object_new_boolean(c->replicated));
+	if (why[0])
+		json_object_object_add(rep, "why", json_object_new_string(why));
+	hx_ev_set(c, "replicate", rep);
 	return 0;
 }
 

@@ -83,8 +83,8 @@ static int newest(const struct res_campaign *c, void *ctx)
 	return 0;
 }
 
-static int find_campaign(struct res_db *db, long long id, struct res_campaign *c,
-			 struct scn_error *err)
+int hx_find_campaign(struct res_db *db, long long id, struct res_campaign *c,
+		     struct scn_error *err)
 {
 	int rc;
 
@@ -132,7 +132,7 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 
 	if (rc < 0)
 		return rc;
-	if ((rc = find_campaign(e->db, o->campaign, &e->c, err)) < 0)
+	if ((rc = hx_find_campaign(e->db, o->campaign, &e->c, err)) < 0)
 		return rc;
 	hx_provenance_warn("analyze", &e->c);
 	if ((rc = hx_plan_load(e->c.plan_path, &e->plan, err)) < 0) {
@@ -258,6 +258,8 @@ int hx_cmd_analyze(int argc, char **argv)
 	}
 	hx_runner_release(&e.runner);
 	free(e.outcome);
+	if (e.a)
+		hx_analysis_release(e.a);
 	free(e.a);
 	tb_close(e.tb);
 	res_close(e.db);
@@ -273,8 +275,7 @@ struct causes_ctx {
 	unsigned n, index, n_suspects;
 };
 
-/* VALUE of "KEY=VALUE" in a "; "-separated detail text. */
-static const char *detail_get(const char *detail, const char *key, char *buf, size_t len)
+const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t len)
 {
 	const char *p = strstr(detail, key);
 	size_t n;
@@ -293,10 +294,10 @@ static struct json_object *cause_row_json(const struct res_cause *c, unsigned in
 	struct json_object *o = json_object_new_object();
 	char verb[16], metric[16], cls[24], strat[16];
 
-	detail_get(c->detail, "verb=", verb, sizeof(verb));
-	detail_get(c->detail, "metric=", metric, sizeof(metric));
-	detail_get(c->detail, "class=", cls, sizeof(cls));
-	detail_get(c->detail, "strategy=", strat, sizeof(strat));
+	hx_detail_get(c->detail, "verb=", verb, sizeof(verb));
+	hx_detail_get(c->detail, "metric=", metric, sizeof(metric));
+	hx_detail_get(c->detail, "class=", cls, sizeof(cls));
+	hx_detail_get(c->detail, "strategy=", strat, sizeof(strat));
 	json_object_object_add(o, "index", json_object_new_int((int)index));
 	json_object_object_add(o, "id", json_object_new_int64(c->id));
 	json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
@@ -325,10 +326,10 @@ static void print_row(const struct res_cause *c, unsigned index)
 
 	for (const char *p = c->trial_ids; *p; p++)
 		ids += *p == ',';
-	detail_get(c->detail, "verb=", verb, sizeof(verb));
-	detail_get(c->detail, "metric=", metric, sizeof(metric));
-	detail_get(c->detail, "class=", cls, sizeof(cls));
-	detail_get(c->detail, "walls=", walls, sizeof(walls));
+	hx_detail_get(c->detail, "verb=", verb, sizeof(verb));
+	hx_detail_get(c->detail, "metric=", metric, sizeof(metric));
+	hx_detail_get(c->detail, "class=", cls, sizeof(cls));
+	hx_detail_get(c->detail, "walls=", walls, sizeof(walls));
 	/* no number to show when every trial at the cause's point failed (timeouts, ...) */
 	if (strstr(c->detail, "effect: trials failed"))
 		snprintf(effect, sizeof(effect), "%8s %20s", "failed", "");
@@ -418,7 +419,7 @@ int hx_cmd_causes(int argc, char **argv)
 	scn_error_clear(&err);
 	rc = res_open(o.db, false, &db, &err);
 	if (rc == 0)
-		rc = find_campaign(db, o.campaign, &c, &err);
+		rc = hx_find_campaign(db, o.campaign, &c, &err);
 	if (rc == 0)
 		hx_provenance_warn("causes", &c);
 	if (rc == 0)

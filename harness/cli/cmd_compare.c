@@ -233,8 +233,11 @@ int hx_cmd_compare(int argc, char **argv)
 		print_json(&e, stdout);
 	else if (rc == 0)
 		print_table(&e, stdout);
-	for (unsigned k = 0; k < 3; k++)
+	for (unsigned k = 0; k < 3; k++) {
+		if (e.a[k])
+			hx_analysis_release(e.a[k]);
 		free(e.a[k]);
+	}
 	tb_close(e.tb);
 	res_close(e.db);
 	hx_plan_free(e.plan);

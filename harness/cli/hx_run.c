@@ -216,6 +216,7 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 
 static void close_all(struct campaign_env *e)
 {
+	hx_analysis_release(&e->analysis);
 	hx_runner_release(&e->runner);
 	res_close(e->db);
 	tb_close(e->tb);
