@@ -441,6 +441,60 @@ static void test_campaign_explain_from_store(void **state)
 	e2e_run_free(&r);
 }
 
+/* The member names of each cause of a JSON "causes" array, "a,b" per cause. */
+static int n_causes_with(struct json_object *causes, const char *a, const char *b)
+{
+	int n = 0;
+
+	for (size_t i = 0; causes && i < json_object_array_length(causes); i++) {
+		struct json_object *m;
+
+		json_object_object_get_ex(json_object_array_get_idx(causes, i), "members", &m);
+		if (json_object_array_length(m) == 2 &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(m, 0)), a) &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(m, 1)), b))
+			n++;
+	}
+	return n;
+}
+
+/* The shipped test profile with a planted interaction (testbeds/sim/profiles/
+ * test-qp-pages.yaml: many QPs hurt only with small pages): cct and brute force both name one
+ * cause with both members, and no other. */
+static void test_campaign_planted_interaction_cct_and_brute(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300], tb[300], text[600];
+	struct e2e_run r;
+	struct json_object *root, *causes;
+	const char *run_args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
+	const char *brute_args[] = { "analyze", "--db", c->db, "--strategy", "brute", "--json",
+				     NULL };
+
+	snprintf(tb, sizeof(tb), "%s/qp.yaml", c->dir);
+	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\n",
+		 e2e_src("testbeds/sim/profiles/test-qp-pages.yaml"));
+	e2e_write_file(tb, text);
+	snprintf(plan, sizeof(plan), "%s/qp-plan.yaml", c->dir);
+	e2e_write_file(plan, "name: qp-pages\nseed: 5\nrepeats: 5\nverbs: [write]\nmetrics: [bw]\n"
+			     "testbed: qp.yaml\ndimensions:\n"
+			     "  - name: qps\n    levels: [64, 1K]\n"
+			     "  - name: flows\n    levels: [1K, 4K]\n    neutral: 256\n"
+			     "  - name: page_size\n    levels: [4K, 64K, 2M]\n    neutral: 2M\n"
+			     "    scale: false\n"
+			     "thresholds: {bw_drop: 10%, significance: 0.01}\n");
+	for (int k = 0; k < 2; k++) {
+		assert_true(e2e_scalacn_run(&r, k ? brute_args : run_args) <= 1);
+		root = json_tokener_parse(r.out);
+		assert_non_null(root);
+		assert_true(json_object_object_get_ex(root, "causes", &causes));
+		assert_int_equal(json_object_array_length(causes), 1);
+		assert_int_equal(n_causes_with(causes, "qps", "page_size"), 1);
+		json_object_put(root);
+		e2e_run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +507,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_explain_from_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_planted_interaction_cct_and_brute, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,10 @@ struct fake {
 	bool interaction;   /* qps >= 256 and page 4K halve the bandwidth */
 	bool transient;     /* flows >= 1024 halve it, but only in the first trials of a point
 			     * (not in a replicate's): a cause whose cure does not replicate */
+	bool shared;        /* no mask wall; flows >= 1024 halve it with 8+ masks, and again
+			     * with 256+ QPs: two causes sharing flows */
+	bool hidden;        /* masks cap it hard (min); 256+ QPs with 4K pages cap it at 50:
+			     * a cause the mask wall hides until it is removed */
 	int64_t next_id;
 	unsigned long calls;
 	unsigned repeats;
@@ -45,6 +49,18 @@ static double fake_value(const struct fake *f, const struct gen_levels *l, unsig
 		bw *= 0.5;
 	if (f->transient && l->flows >= 1024 && r < HX_REPLICATE_REPEAT)
 		bw *= 0.5;
+	if (f->shared) {
+		bw = 100;
+		if (l->flows >= 1024 && l->masks[GEN_SERVER][GEN_DECAP] >= 8)
+			bw *= 0.5;
+		if (l->flows >= 1024 && l->qps >= 256)
+			bw *= 0.5;
+	}
+	if (f->hidden) {
+		bw = 100.0 / (1.0 + 0.06 * l->masks[GEN_SERVER][GEN_DECAP]); /* 32 masks: 34 */
+		if (l->qps >= 256 && l->page_size == 4096 && bw > 50)
+			bw = 50;
+	}
 	hx_point_text(l, text, sizeof(text));
 	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r));
 	return bw * (1.0 + f->cv * gen_rng_normal(&rng));
@@ -129,6 +145,18 @@ static struct world *world_new(double cv, bool interaction, unsigned repeats)
 				    NULL), 0);
 	assert_int_equal(hx_eval_new(NULL, fake_point, &w->f, &w->e), 0);
 	return w;
+}
+
+/* Measure the baseline again after the fake's curve was changed. */
+static void world_rebase(struct world *w)
+{
+	struct gen_levels base;
+	double cost;
+
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
+	memset(&w->o.baselines[0].r, 0, sizeof(w->o.baselines[0].r));
+	assert_int_equal(fake_point(&w->f, &base, "baseline", 0, 0, &w->o.baselines[0].r, &cost,
+				    NULL), 0);
 }
 
 static void world_free(struct world *w)
@@ -561,6 +589,56 @@ static void test_causal_drifted_baseline_makes_suspects(void **state)
 	world_free(w);
 }
 
+static bool has(const struct hx_analysis *a, const char *m1, const char *m2)
+{
+	return find_cause(a, m1, m2) != NULL;
+}
+
+/* {masks, flows} and {qps, flows}: the first cause found is explained away with flows, so
+ * the second showed nothing; members are restored one at a time and the second comes out.
+ * brute force agrees. */
+static void test_causal_causes_sharing_a_member(void **state)
+{
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		struct world *w = world_new(0.02, false, 5);
+
+		w->f.shared = true;
+		world_rebase(w);
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o,
+					       s ? HX_STRATEGY_BRUTE : HX_STRATEGY_CCT, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		assert_true(has(&w->a, "server.decap_masks", "flows"));
+		assert_true(has(&w->a, "qps", "flows"));
+		assert_int_equal(w->a.n_causes, 2);
+		world_free(w);
+	}
+}
+
+/* 256 QPs with 4K pages cap the bandwidth at 50, but the mask wall caps it lower at the
+ * stress point, so small pages change nothing there: once the mask cause is removed, the
+ * context is probed again and the second cause comes out. brute force agrees. */
+static void test_causal_cause_hidden_behind_another(void **state)
+{
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		struct world *w = world_new(0.02, false, 5);
+
+		w->f.hidden = true;
+		world_rebase(w);
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o,
+					       s ? HX_STRATEGY_BRUTE : HX_STRATEGY_CCT, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		assert_true(has(&w->a, "server.decap_masks", NULL));
+		assert_true(has(&w->a, "qps", "page_size"));
+		assert_false(mentions(&w->a, "flows"));
+		assert_int_equal(w->a.n_causes, 2);
+		world_free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_causal_unreplicated_cure_is_suspect),
 		cmocka_unit_test(test_causal_sequential_testing),
 		cmocka_unit_test(test_causal_drifted_baseline_makes_suspects),
+		cmocka_unit_test(test_causal_causes_sharing_a_member),
+		cmocka_unit_test(test_causal_cause_hidden_behind_another),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
