@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 2
+#define RES_SCHEMA_VERSION 3
 
 struct res_db;
 
@@ -161,6 +161,7 @@ typedef int (*res_symptom_cb)(const struct res_symptom *s, void *ctx);
 int res_symptom_each(struct res_db *db, int64_t campaign, res_symptom_cb cb, void *ctx,
 		     struct scn_error *err);
 
+/* A cause the evidence supports, or a suspect (supported false, reason says why not). */
 struct res_cause {
 	int64_t id, campaign, symptom;
 	char members[256];     /* dimensions, comma separated ("server.decap_masks,flows") */
@@ -169,8 +170,16 @@ struct res_cause {
 	double confidence;     /* share of removal orders that kept it */
 	char trial_ids[1024];  /* comma separated evidence */
 	char detail[512];
+	bool supported;        /* schema 3: false = a suspect (rows stored before: true) */
+	char reason[256];      /* a suspect's reasons */
+	/* res_cause_put only: the evidence as a JSON object text (borrowed; NULL = "{}");
+	 * queries leave it NULL (read it with res_cause_evidence) */
+	const char *evidence_json;
 };
 int res_cause_put(struct res_db *db, struct res_cause *c, struct scn_error *err);
+/* The evidence JSON text of cause ID into *OUT (malloc'd, the caller frees it; "{}" when
+ * none was stored). -ENOENT when there is no such cause. */
+int res_cause_evidence(struct res_db *db, int64_t id, char **out, struct scn_error *err);
 typedef int (*res_cause_cb)(const struct res_cause *c, void *ctx);
 int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *ctx,
 		   struct scn_error *err);

@@ -120,6 +120,9 @@ int res_cause_put(struct res_db *db, struct res_cause *c, struct scn_error *err)
 	sqlite3_bind_double(st, 8, c->confidence);
 	res_bind_buf(st, 9, c->trial_ids, sizeof(c->trial_ids));
 	res_bind_buf(st, 10, c->detail, sizeof(c->detail));
+	sqlite3_bind_int(st, 11, c->supported ? 1 : 0);
+	res_bind_buf(st, 12, c->reason, sizeof(c->reason));
+	sqlite3_bind_text(st, 13, c->evidence_json ? c->evidence_json : "{}", -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE)
 		r = res_sqlerr(db, rc, err, "inserting cause");
@@ -143,11 +146,13 @@ static void cause_row(sqlite3_stmt *st, struct res_cause *c)
 	c->confidence = sqlite3_column_double(st, 8);
 	res_col_buf(st, 9, c->trial_ids, sizeof(c->trial_ids));
 	res_col_buf(st, 10, c->detail, sizeof(c->detail));
+	c->supported = sqlite3_column_int(st, 11) != 0;
+	res_col_buf(st, 12, c->reason, sizeof(c->reason));
 }
 
 #define CAUSE_SQL                                                                           \
 	"SELECT id, campaign, symptom, members, wall_level, effect, effect_lo, effect_hi, "  \
-	"confidence, trial_ids, detail FROM causes "
+	"confidence, trial_ids, detail, supported, reason FROM causes "
 
 /* Causes of CAMPAIGN (<= 0: all) in id order; a non-zero CB return stops and is returned. */
 int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *ctx,
@@ -171,6 +176,34 @@ int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *c
 	}
 	if (!r && rc != SQLITE_DONE)
 		r = res_sqlerr(db, rc, err, "listing causes");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int res_cause_evidence(struct res_db *db, int64_t id, char **out, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	*out = NULL;
+	if (!db)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_cause_evidence: NULL");
+	r = res_prepare(db, "SELECT evidence_json FROM causes WHERE id = ?1", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		*out = strdup(t && *t ? t : "{}");
+		if (!*out)
+			r = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
+	} else if (rc == SQLITE_DONE) {
+		r = scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "no cause %lld", (long long)id);
+	} else {
+		r = res_sqlerr(db, rc, err, "reading a cause's evidence");
+	}
 	sqlite3_finalize(st);
 	return r;
 }

@@ -50,8 +50,8 @@ static const char *const stmt_sql[RES_ST_COUNT] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[RES_ST_CAUSE_INSERT] =
 		"INSERT INTO causes (campaign, symptom, members, wall_level, effect, effect_lo, "
-		"effect_hi, confidence, trial_ids, detail) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		"effect_hi, confidence, trial_ids, detail, supported, reason, evidence_json) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */

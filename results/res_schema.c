@@ -139,6 +139,15 @@ static const char *const migrations[] = {
 	"CREATE INDEX trials_point ON trials(point);"
 	"ALTER TABLE campaigns ADD COLUMN plan_file_hash TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE campaigns ADD COLUMN testbed_file_hash TEXT NOT NULL DEFAULT '';",
+	/* 2 -> 3: causes and suspects are kept apart. A row is a cause the evidence supports
+	 * (supported = 1) or a suspect (0) with the reasons in `reason`; `evidence_json` holds
+	 * what `scalacn explain` shows (stress point, baseline, sensitivities, removal orders,
+	 * replicate, trial ids). Rows stored before version 3 were reported as causes: they
+	 * read back supported, with no reason and no evidence ('{}'). */
+	"ALTER TABLE causes ADD COLUMN supported INTEGER NOT NULL DEFAULT 1"
+	"  CHECK (supported IN (0, 1));"
+	"ALTER TABLE causes ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE causes ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '{}';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

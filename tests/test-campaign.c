@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 #include <json-c/json.h>
+#include <sqlite3.h>
 
 #include "e2e_util.h"
 
@@ -127,6 +128,17 @@ static void test_campaign_finds_cx6_flow_wall(void **state)
 		found = true;
 	}
 	assert_true(found);
+	/* the baseline's noise is in the output: cv, and whether the plan can decide at it */
+	assert_true(json_object_object_get_ex(root, "baselines", &walls));
+	{
+		struct json_object *b = json_object_array_get_idx(walls, 0), *v;
+
+		assert_true(json_object_object_get_ex(b, "cv", &v));
+		assert_true(json_object_get_double(v) > 0 && json_object_get_double(v) < 0.05);
+		assert_true(json_object_object_get_ex(b, "too_noisy", &v));
+		assert_false(json_object_get_boolean(v));
+	}
+	assert_true(json_object_object_get_ex(root, "sequential", &walls));
 	json_object_put(root);
 	free(json);
 }
@@ -323,6 +335,174 @@ static void test_campaign_latency_timeout_wall(void **state)
 	free(xml);
 }
 
+/* A level that forces another (4K encap contexts need 4K flows) is repaired in the wall
+ * search exactly as in the causal phase, so the wall table and the causes agree (the wall
+ * search stopped with "no wall up to 0; ... need at least 1024 flows" while the causes said
+ * encap_contexts@4096). */
+static void test_campaign_coupled_levels_agree(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300];
+	struct e2e_run r;
+	struct json_object *root, *walls, *causes, *w, *v, *cw;
+	const char *args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
+
+	snprintf(plan, sizeof(plan), "%s/coupled.yaml", c->dir);
+	e2e_write_file(plan,
+		       "name: coupled\nseed: 3\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
+		       "testbed: tb.yaml\n"
+		       "fixed: {client.encap_masks: 1, server.decap_masks: 1}\n"
+		       "dimensions:\n  - name: encap_contexts\n    levels: [1K, 4K]\n"
+		       "  - name: flows\n    levels: [1K, 2K]\n    neutral: 256\n");
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "walls", &walls));
+	w = json_object_array_get_idx(walls, 0);
+	json_object_object_get_ex(w, "dimension", &v);
+	assert_string_equal(json_object_get_string(v), "encap_contexts");
+	json_object_object_get_ex(w, "found", &v);
+	assert_true(json_object_get_boolean(v));
+	assert_false(json_object_object_get_ex(w, "note", &v) &&
+		     strstr(json_object_get_string(v), "stopped"));
+	assert_true(json_object_object_get_ex(root, "causes", &causes));
+	assert_int_equal(json_object_array_length(causes), 1);
+	json_object_object_get_ex(json_object_array_get_idx(causes, 0), "walls", &cw);
+	json_object_object_get_ex(w, "level", &v);
+	assert_true(json_object_get_double(json_object_array_get_idx(cw, 0)) ==
+		    json_object_get_double(v));
+	json_object_put(root);
+	e2e_run_free(&r);
+}
+
+/* Every trial id an explanation names is a trial of the store (a vendor can look it up). */
+static void assert_ids_stored(const char *db, struct json_object *ids)
+{
+	sqlite3 *h;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	for (size_t i = 0; ids && i < json_object_array_length(ids); i++) {
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM trials WHERE id = ?1", -1,
+						    &st, NULL), SQLITE_OK);
+		sqlite3_bind_int64(st, 1, json_object_get_int64(json_object_array_get_idx(ids, i)));
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+}
+
+/* `scalacn explain` from the database alone (plan and testbed files gone): for a cause, the
+ * stress point, the baseline, each dimension's sensitivity with its interval and why it is a
+ * candidate or not, each removal order step by step, the points with and without it, the
+ * replicate, and the trials behind each. */
+static void test_campaign_explain_from_store(void **state)
+{
+	struct ctx *c = *state;
+	struct e2e_run r;
+	struct json_object *root, *ev, *sens, *orders, *steps;
+	char *json = NULL;
+	const char *text_args[] = { "explain", "--db", c->db, NULL };
+	const char *json_args[] = { "explain", "--db", c->db, "--json", "1", NULL };
+	const char *bad_args[] = { "explain", "--db", c->db, "99", NULL };
+
+	assert_int_equal(run_json(c->plan, c->db, &json, false), 1);
+	free(json);
+	unlink(c->plan);
+	unlink(c->testbed);
+	assert_int_equal(e2e_scalacn_run(&r, text_args), 0);
+	assert_non_null(strstr(r.out, "Cause 1 (id "));
+	assert_non_null(strstr(r.out, "baseline: "));
+	assert_non_null(strstr(r.out, "sensitivity at the stress point"));
+	assert_non_null(strstr(r.out, "interval excludes zero"));
+	assert_non_null(strstr(r.out, "removal orders"));
+	assert_non_null(strstr(r.out, "cured"));
+	assert_non_null(strstr(r.out, "replicate (fresh trials)"));
+	assert_non_null(strstr(r.out, "trials "));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, json_args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	assert_int_equal(json_object_array_length(root), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "evidence", &ev));
+	assert_true(json_object_object_get_ex(ev, "stress_point", &sens));
+	assert_true(json_object_object_get_ex(ev, "sensitivity", &sens));
+	assert_true(json_object_array_length(sens) > 0);
+	assert_true(json_object_object_get_ex(ev, "orders", &orders));
+	assert_true(json_object_array_length(orders) >= 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(orders, 0), "steps", &steps));
+	assert_true(json_object_array_length(steps) >= 1);
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		struct json_object *st = json_object_array_get_idx(steps, i), *ids;
+
+		assert_true(json_object_object_get_ex(st, "result", &ids));
+		assert_true(json_object_object_get_ex(st, "trial_ids", &ids));
+		assert_true(json_object_array_length(ids) > 0);
+		assert_ids_stored(c->db, ids);
+	}
+	json_object_put(root);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, bad_args), 2);
+	assert_non_null(strstr(r.err, "not 99"));
+	e2e_run_free(&r);
+}
+
+/* The member names of each cause of a JSON "causes" array, "a,b" per cause. */
+static int n_causes_with(struct json_object *causes, const char *a, const char *b)
+{
+	int n = 0;
+
+	for (size_t i = 0; causes && i < json_object_array_length(causes); i++) {
+		struct json_object *m;
+
+		json_object_object_get_ex(json_object_array_get_idx(causes, i), "members", &m);
+		if (json_object_array_length(m) == 2 &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(m, 0)), a) &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(m, 1)), b))
+			n++;
+	}
+	return n;
+}
+
+/* The shipped test profile with a planted interaction (testbeds/sim/profiles/
+ * test-qp-pages.yaml: many QPs hurt only with small pages): cct and brute force both name one
+ * cause with both members, and no other. */
+static void test_campaign_planted_interaction_cct_and_brute(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300], tb[300], text[600];
+	struct e2e_run r;
+	struct json_object *root, *causes;
+	const char *run_args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
+	const char *brute_args[] = { "analyze", "--db", c->db, "--strategy", "brute", "--json",
+				     NULL };
+
+	snprintf(tb, sizeof(tb), "%s/qp.yaml", c->dir);
+	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\n",
+		 e2e_src("testbeds/sim/profiles/test-qp-pages.yaml"));
+	e2e_write_file(tb, text);
+	snprintf(plan, sizeof(plan), "%s/qp-plan.yaml", c->dir);
+	e2e_write_file(plan, "name: qp-pages\nseed: 5\nrepeats: 5\nverbs: [write]\nmetrics: [bw]\n"
+			     "testbed: qp.yaml\ndimensions:\n"
+			     "  - name: qps\n    levels: [64, 1K]\n"
+			     "  - name: flows\n    levels: [1K, 4K]\n    neutral: 256\n"
+			     "  - name: page_size\n    levels: [4K, 64K, 2M]\n    neutral: 2M\n"
+			     "    scale: false\n"
+			     "thresholds: {bw_drop: 10%, significance: 0.01}\n");
+	for (int k = 0; k < 2; k++) {
+		assert_true(e2e_scalacn_run(&r, k ? brute_args : run_args) <= 1);
+		root = json_tokener_parse(r.out);
+		assert_non_null(root);
+		assert_true(json_object_object_get_ex(root, "causes", &causes));
+		assert_int_equal(json_object_array_length(causes), 1);
+		assert_int_equal(n_causes_with(causes, "qps", "page_size"), 1);
+		json_object_put(root);
+		e2e_run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +513,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_explain_from_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_planted_interaction_cct_and_brute, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
@@ -27,6 +28,12 @@ struct fake {
 	double cv;          /* multiplicative noise */
 	double mask_k;      /* bw = 100 / (1 + mask_k * masks) ... */
 	bool interaction;   /* qps >= 256 and page 4K halve the bandwidth */
+	bool transient;     /* flows >= 1024 halve it, but only in the first trials of a point
+			     * (not in a replicate's): a cause whose cure does not replicate */
+	bool shared;        /* no mask wall; flows >= 1024 halve it with 8+ masks, and again
+			     * with 256+ QPs: two causes sharing flows */
+	bool hidden;        /* masks cap it hard (min); 256+ QPs with 4K pages cap it at 50:
+			     * a cause the mask wall hides until it is removed */
 	int64_t next_id;
 	unsigned long calls;
 	unsigned repeats;
@@ -40,27 +47,44 @@ static double fake_value(const struct fake *f, const struct gen_levels *l, unsig
 
 	if (f->interaction && l->qps >= 256 && l->page_size == 4096)
 		bw *= 0.5;
+	if (f->transient && l->flows >= 1024 && r < HX_REPLICATE_REPEAT)
+		bw *= 0.5;
+	if (f->shared) {
+		bw = 100;
+		if (l->flows >= 1024 && l->masks[GEN_SERVER][GEN_DECAP] >= 8)
+			bw *= 0.5;
+		if (l->flows >= 1024 && l->qps >= 256)
+			bw *= 0.5;
+	}
+	if (f->hidden) {
+		bw = 100.0 / (1.0 + 0.06 * l->masks[GEN_SERVER][GEN_DECAP]); /* 32 masks: 34 */
+		if (l->qps >= 256 && l->page_size == 4096 && bw > 50)
+			bw = 50;
+	}
 	hx_point_text(l, text, sizeof(text));
 	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r));
 	return bw * (1.0 + f->cv * gen_rng_normal(&rng));
 }
 
-static int fake_point(void *ctx, const struct gen_levels *l, const char *phase,
-		      struct hx_point_result *out, double *cost_s, struct scn_error *err)
+static int fake_point(void *ctx, const struct gen_levels *l, const char *phase, int first,
+		      unsigned repeats, struct hx_point_result *out, double *cost_s,
+		      struct scn_error *err)
 {
 	struct fake *f = ctx;
+	unsigned before = out->n;
 
 	(void)phase;
 	(void)err;
-	memset(out, 0, sizeof(*out));
+	if (!repeats)
+		repeats = f->repeats;
 	snprintf(out->status, sizeof(out->status), "ok");
-	for (unsigned r = 0; r < f->repeats; r++) {
-		out->x[r] = fake_value(f, l, r);
+	for (unsigned r = out->n; r < repeats; r++) {
+		out->x[r] = fake_value(f, l, (unsigned)first + r);
 		out->ids[r] = ++f->next_id;
 	}
-	out->n = f->repeats;
+	out->n = repeats;
 	hx_summarise(out->x, out->n, &out->s);
-	*cost_s = 2.0 * f->repeats;
+	*cost_s = 2.0 * (out->n - before);
 	f->calls++;
 	return 0;
 }
@@ -117,13 +141,27 @@ static struct world *world_new(double cv, bool interaction, unsigned repeats)
 	w->o.baselines[0].verb = TOPO_VERB_WRITE;
 	w->o.baselines[0].metric = GEN_METRIC_BW;
 	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
-	assert_int_equal(fake_point(&w->f, &base, "baseline", &w->o.baselines[0].r, &cost, NULL), 0);
+	assert_int_equal(fake_point(&w->f, &base, "baseline", 0, 0, &w->o.baselines[0].r, &cost,
+				    NULL), 0);
 	assert_int_equal(hx_eval_new(NULL, fake_point, &w->f, &w->e), 0);
 	return w;
 }
 
+/* Measure the baseline again after the fake's curve was changed. */
+static void world_rebase(struct world *w)
+{
+	struct gen_levels base;
+	double cost;
+
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
+	memset(&w->o.baselines[0].r, 0, sizeof(w->o.baselines[0].r));
+	assert_int_equal(fake_point(&w->f, &base, "baseline", 0, 0, &w->o.baselines[0].r, &cost,
+				    NULL), 0);
+}
+
 static void world_free(struct world *w)
 {
+	hx_analysis_release(&w->a);
 	hx_eval_free(w->e);
 	hx_plan_free(w->p);
 	free(w);
@@ -194,7 +232,7 @@ static void test_causal_cct_finds_wall_and_interaction(void **state)
 	assert_true(qp->wall[0] == 256 && qp->last_good[0] == 64);
 	assert_true(qp->wall[1] == 4096);
 	assert_true(m->n_ids >= 5 && qp->n_ids >= 5);
-	assert_true(w->a.trials == 5 * w->a.points);
+	assert_true(w->a.trials >= 5 * w->a.points && w->a.trials % 5 == 0); /* + replicates */
 	assert_true(w->a.cost_s == 2.0 * w->a.trials);
 	world_free(w);
 }
@@ -369,6 +407,7 @@ static void test_causal_removal_keeps_pair(void **state)
 	assert_int_equal(rem.mode_count, 6);
 	assert_true(rem.confidence[2] == 1.0 && rem.confidence[3] == 1.0);
 	assert_true(rem.confidence[1] == 0.0);
+	hx_removal_release(&rem);
 	world_free(w);
 }
 
@@ -403,6 +442,203 @@ static void test_causal_repair(void **state)
 	assert_int_equal(l.flows, 64);
 }
 
+static struct hx_cause a_cause(double effect, double lo, double hi, double conf)
+{
+	struct hx_cause c;
+
+	memset(&c, 0, sizeof(c));
+	c.verb = TOPO_VERB_WRITE;
+	c.metric = GEN_METRIC_BW;
+	c.n_members = 1;
+	c.members[0] = gen_dimension_find("flows");
+	c.effect = effect;
+	c.effect_lo = lo;
+	c.effect_hi = hi;
+	c.confidence = conf;
+	c.replicated = true;
+	c.n_with = c.n_without = 5;
+	return c;
+}
+
+/* The four rules, each alone, and the reasons a suspect carries. */
+static void test_causal_support_rules(void **state)
+{
+	struct hx_plan *p = load_plan(5);
+	struct hx_cause c = a_cause(-0.40, -0.45, -0.35, 1.0);
+	char why[192];
+
+	(void)state;
+	assert_true(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_string_equal(why, "");
+	c = a_cause(0.689, -0.804, 13.538, 0.5); /* the Soft-RoCE row of issue 19 */
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_non_null(strstr(why, "effect opposite to the symptom"));
+	assert_non_null(strstr(why, "survives few orders (conf 0.50 < 0.75)"));
+	c = a_cause(-0.30, -0.70, 0.20, 1.0);
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_string_equal(why, "interval spans zero [-70.0%, +20.0%]");
+	c = a_cause(-0.06, -0.07, -0.05, 1.0);
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_string_equal(why, "effect below threshold (-6.0%, threshold 10%)");
+	c = a_cause(-0.40, -0.45, -0.35, 1.0);
+	c.replicated = false;
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_string_equal(why, "cure not replicated");
+	/* every trial failed: failures speak, one of five is not significant */
+	c = a_cause(NAN, NAN, NAN, 1.0);
+	c.failed_with = 5;
+	assert_true(hx_cause_supported(p, &c, why, sizeof(why)));
+	c.failed_with = 1;
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_non_null(strstr(why, "failures not significant (1 of 5 failed"));
+	p->min_confidence = 0.9;
+	c = a_cause(-0.40, -0.45, -0.35, 0.875);
+	assert_false(hx_cause_supported(p, &c, why, sizeof(why)));
+	assert_string_equal(why, "survives few orders (conf 0.88 < 0.90)");
+	hx_plan_free(p);
+}
+
+/* A slowdown that fresh trials of the same point do not show is a suspect, not a cause; the
+ * table, the JSON and the counts keep it apart. */
+static void test_causal_unreplicated_cure_is_suspect(void **state)
+{
+	struct world *w = world_new(0.02, false, 5);
+	struct json_object *causes, *suspects;
+	char *text = NULL, *sus;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	w->f.transient = true;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	if (getenv("CAUSAL_DEBUG"))
+		hx_analysis_print(&w->a, stderr);
+	assert_non_null(find_cause(&w->a, "server.decap_masks", NULL));
+	assert_false(mentions(&w->a, "flows"));
+	assert_int_equal(w->a.n_suspects, 1);
+	assert_string_equal(w->a.suspects[0].members[0]->name, "flows");
+	assert_string_equal(w->a.suspects[0].why, "cure not replicated");
+	mem = open_memstream(&text, &len);
+	hx_analysis_print(&w->a, mem);
+	fclose(mem);
+	sus = strstr(text, "Suspects");
+	assert_non_null(sus);
+	assert_non_null(strstr(sus, "cure not replicated"));
+	assert_non_null(strstr(sus, " flows "));
+	*sus = '\0';
+	assert_null(strstr(text, " flows ")); /* not in the causes table */
+	causes = hx_analysis_json(&w->a);
+	suspects = hx_analysis_suspects_json(&w->a);
+	assert_int_equal(json_object_array_length(causes), 1);
+	assert_int_equal(json_object_array_length(suspects), 1);
+	json_object_put(causes);
+	json_object_put(suspects);
+	free(text);
+	world_free(w);
+}
+
+/* Noise that three repeats cannot see through: sequential testing (max_repeats) adds repeats
+ * to the points it cannot decide, counts them, and the wall's cause comes out. */
+static void test_causal_sequential_testing(void **state)
+{
+	struct world *w = world_new(0.08, false, 3);
+	struct gen_levels base;
+	double cost;
+
+	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &base);
+	(void)state;
+	w->p->max_repeats = 15;
+	w->p->thresholds.looks = 5;
+	w->p->thresholds.alpha = w->p->thresholds.significance / 5;
+	/* the campaign measures the baseline with max_repeats when sequential testing is on */
+	assert_int_equal(fake_point(&w->f, &base, "baseline", 0, 15, &w->o.baselines[0].r, &cost,
+				    NULL), 0);
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	if (getenv("CAUSAL_DEBUG"))
+		hx_analysis_print(&w->a, stderr);
+	assert_true(w->a.seq.points > 0);
+	assert_true(w->a.seq.trials >= 3 * w->a.seq.points);
+	assert_true(w->a.seq.max_n > 3 && w->a.seq.max_n <= 15);
+	assert_non_null(find_cause(&w->a, "server.decap_masks", NULL));
+	assert_false(mentions(&w->a, "flows"));
+	world_free(w);
+}
+
+/* A cause of a baseline that drifted by the check after the analysis is a suspect. */
+static void test_causal_drifted_baseline_makes_suspects(void **state)
+{
+	struct world *w = world_new(0.02, false, 5);
+	struct hx_drift *d = &w->o.drift[0];
+
+	(void)state;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	assert_int_equal(w->a.n_causes, 1);
+	hx_analysis_mark_drift(&w->a, w->p, &w->o); /* no check: nothing moves */
+	assert_int_equal(w->a.n_causes, 1);
+	memset(d, 0, sizeof(*d));
+	snprintf(d->after, sizeof(d->after), "analysis");
+	d->check = 3;
+	d->change = -0.45;
+	d->p_value = 0.001;
+	d->drifted = true;
+	w->o.n_drift = 1;
+	hx_analysis_mark_drift(&w->a, w->p, &w->o);
+	assert_int_equal(w->a.n_causes, 0);
+	assert_int_equal(w->a.n_suspects, 1);
+	assert_non_null(strstr(w->a.suspects[0].why, "baseline drifted during the analysis (-45.0%"));
+	world_free(w);
+}
+
+static bool has(const struct hx_analysis *a, const char *m1, const char *m2)
+{
+	return find_cause(a, m1, m2) != NULL;
+}
+
+/* {masks, flows} and {qps, flows}: the first cause found is explained away with flows, so
+ * the second showed nothing; members are restored one at a time and the second comes out.
+ * brute force agrees. */
+static void test_causal_causes_sharing_a_member(void **state)
+{
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		struct world *w = world_new(0.02, false, 5);
+
+		w->f.shared = true;
+		world_rebase(w);
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o,
+					       s ? HX_STRATEGY_BRUTE : HX_STRATEGY_CCT, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		assert_true(has(&w->a, "server.decap_masks", "flows"));
+		assert_true(has(&w->a, "qps", "flows"));
+		assert_int_equal(w->a.n_causes, 2);
+		world_free(w);
+	}
+}
+
+/* 256 QPs with 4K pages cap the bandwidth at 50, but the mask wall caps it lower at the
+ * stress point, so small pages change nothing there: once the mask cause is removed, the
+ * context is probed again and the second cause comes out. brute force agrees. */
+static void test_causal_cause_hidden_behind_another(void **state)
+{
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		struct world *w = world_new(0.02, false, 5);
+
+		w->f.hidden = true;
+		world_rebase(w);
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o,
+					       s ? HX_STRATEGY_BRUTE : HX_STRATEGY_CCT, &w->a, NULL), 0);
+		if (getenv("CAUSAL_DEBUG"))
+			hx_analysis_print(&w->a, stderr);
+		assert_true(has(&w->a, "server.decap_masks", NULL));
+		assert_true(has(&w->a, "qps", "page_size"));
+		assert_false(mentions(&w->a, "flows"));
+		assert_int_equal(w->a.n_causes, 2);
+		world_free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +653,12 @@ int main(void)
 		cmocka_unit_test(test_causal_removal_keeps_pair),
 		cmocka_unit_test(test_causal_axis_and_extreme),
 		cmocka_unit_test(test_causal_repair),
+		cmocka_unit_test(test_causal_support_rules),
+		cmocka_unit_test(test_causal_unreplicated_cure_is_suspect),
+		cmocka_unit_test(test_causal_sequential_testing),
+		cmocka_unit_test(test_causal_drifted_baseline_makes_suspects),
+		cmocka_unit_test(test_causal_causes_sharing_a_member),
+		cmocka_unit_test(test_causal_cause_hidden_behind_another),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

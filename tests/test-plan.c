@@ -78,7 +78,8 @@ static const char *const good_plan =
 	"    at: {flows: 8K, popularity: uniform}\n"
 	"    max_ratio: 1.5\n"
 	"analysis:\n"
-	"  strategy: anneal\n";
+	"  strategy: anneal\n"
+	"  min_confidence: 90%\n";
 
 static void test_plan_good(void **state)
 {
@@ -95,11 +96,15 @@ static void test_plan_good(void **state)
 	assert_int_equal(p->seed, 1);
 	assert_true(p->budget_hours == 24);
 	assert_int_equal(p->repeats, 3);
+	assert_int_equal(p->max_repeats, 3); /* sequential testing off */
+	assert_int_equal(p->thresholds.looks, 1);
+	assert_true(p->thresholds.alpha == p->thresholds.significance);
 	assert_true(p->thresholds.lat_rise == 0.20);
 	assert_true(p->thresholds.significance == 0.05);
 	assert_true(p->thresholds.errors);
 	assert_int_equal(p->removal_orders, 4);
 	/* Given values. */
+	assert_true(fabs(p->min_confidence - 0.9) < 1e-12);
 	assert_true(fabs(p->thresholds.bw_drop - 0.05) < 1e-12);
 	assert_int_equal(p->strategy, HX_STRATEGY_ANNEAL);
 	assert_int_equal(p->n_verbs, 2);
@@ -210,7 +215,7 @@ static const struct bad bad_plans[] = {
 	{ "name: ''\n", "p.yaml:1:7: name: must not be empty" },
 	{ HEAD "colour: red\n",
 	  "p.yaml:2:1: colour: unknown key 'colour' (allowed: name, description, seed, testbed, "
-	  "budget_hours, repeats, verbs, metrics, components, fixed, dimensions, thresholds, "
+	  "budget_hours, repeats, max_repeats, verbs, metrics, components, fixed, dimensions, thresholds, "
 	  "criteria, analysis, model)" },
 	{ HEAD "repeats: 0\n", "p.yaml:2:10: repeats: 0 is out of range [1, 100]" },
 	{ HEAD "repeats: 101\n", "p.yaml:2:10: repeats: 101 is out of range [1, 100]" },
@@ -300,6 +305,10 @@ static const struct bad bad_plans[] = {
 	  "p.yaml:3:13: analysis.strategy: unknown value 'genetic' (choices: cct, brute, anneal)" },
 	{ HEAD "analysis:\n  removal_orders: 65\n",
 	  "p.yaml:3:19: analysis.removal_orders: 65 is out of range [1, 64]" },
+	{ HEAD "repeats: 5\nmax_repeats: 4\n",
+	  "p.yaml:3:14: max_repeats: 4 is out of range [5, 100]" },
+	{ HEAD "analysis:\n  min_confidence: 1.5\n",
+	  "p.yaml:3:19: analysis.min_confidence: 1.5 is out of range [0, 1]" },
 	{ HEAD "criteria:\n  - name: c\n    verb: read\n    metric: bw\n    min_ratio: 0.9\n",
 	  "p.yaml:4:11: criteria[0].verb: verb 'read' is not among the plan's verbs" },
 	{ HEAD "criteria:\n  - name: c\n    verb: write\n    metric: lat\n    max_ratio: 2\n",
@@ -434,6 +443,7 @@ static void test_plan_examples(void **state)
 	assert_int_equal(p->space.n_shapes, 3);
 	assert_int_equal(p->space.n_templates, 4);
 	assert_int_equal(p->removal_orders, 8);
+	assert_true(p->min_confidence == 0.75); /* the default */
 	assert_false(hx_plan_find_dim(p, "page_size")->scale);
 	assert_true(hx_plan_find_dim(p, "qps")->scale);
 	hx_plan_free(p);

@@ -2,8 +2,9 @@
 /*
  * test-results-migrate: the store's schema migrations on a database written by an earlier
  * scalacn (tests/fixtures/store-v1/v1.db, schema version 1: unmeasured values stored as 0),
- * and the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
- * NAN in struct res_sample, an empty CSV field). Assumes SCALACN_FIXTURES (tests/meson.build).
+ * the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
+ * NAN in struct res_sample, an empty CSV field), and schema 3's causes and suspects with
+ * their evidence. Assumes SCALACN_FIXTURES (tests/meson.build).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,6 +173,65 @@ static void test_results_unmeasured_roundtrip_null(void **state)
 	assert_non_null(strstr(line, ",timeout,,,,,30,"));
 }
 
+static void sql_exec(const char *path, const char *sql)
+{
+	sqlite3 *h;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+static int see_cause(const struct res_cause *c, void *ctx)
+{
+	struct res_cause *out = ctx;
+
+	out[c->supported ? 0 : 1] = *c;
+	return 0;
+}
+
+/* Schema 3: a cause row stored before it reads back as a cause (supported, no reason, no
+ * evidence); new rows keep causes and suspects apart, with a suspect's reasons and the
+ * evidence JSON that `scalacn explain` reads. */
+static void test_results_migrate_causes_supported_and_evidence(void **state)
+{
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	struct res_cause got[2], sus = { .confidence = 0.5, .supported = false,
+					 .evidence_json = "{\"orders\":[]}" };
+	char *ev = NULL;
+	int64_t old_id;
+
+	copy_fixture("store-v1/v1.db", f->path);
+	sql_exec(f->path, "INSERT INTO causes (campaign, members, effect, confidence) "
+			  "VALUES (1, 'flows', -0.5, 1.0)");
+	old_id = sql_int(f->path, "SELECT max(id) FROM causes");
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	assert_int_equal(res_schema_version(db), 3);
+	memset(got, 0, sizeof(got));
+	assert_int_equal(res_cause_each(db, 1, see_cause, got, &err), 0);
+	assert_string_equal(got[0].members, "flows");
+	assert_true(got[0].supported);
+	assert_string_equal(got[0].reason, "");
+	assert_int_equal(res_cause_evidence(db, old_id, &ev, &err), 0);
+	assert_string_equal(ev, "{}");
+	free(ev);
+	sus.campaign = 1;
+	snprintf(sus.members, sizeof(sus.members), "client.encap_masks");
+	snprintf(sus.reason, sizeof(sus.reason), "interval spans zero");
+	assert_int_equal(res_cause_put(db, &sus, &err), 0);
+	assert_int_equal(res_cause_each(db, 1, see_cause, got, &err), 0);
+	assert_false(got[1].supported);
+	assert_string_equal(got[1].reason, "interval spans zero");
+	assert_null(got[1].evidence_json);
+	assert_int_equal(res_cause_evidence(db, sus.id, &ev, &err), 0);
+	assert_string_equal(ev, "{\"orders\":[]}");
+	free(ev);
+	assert_int_equal(res_cause_evidence(db, 9999, &ev, &err), -ENOENT);
+	res_close(db);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -179,6 +239,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_results_migrate_v1_keeps_trials_and_nulls_unmeasured),
 		T(test_results_unmeasured_roundtrip_null),
+		T(test_results_migrate_causes_supported_and_evidence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,27 +33,68 @@ struct hx_baseline {
 	struct hx_point_result r;
 };
 
+/* How noisy a baseline is for the plan: its coefficient of variation and the smallest change
+ * R repeats can show (two-sample, at the plan's per-look significance, 80% power). */
+struct hx_noise {
+	double cv;           /* sd / mean of the baseline's usable repeats */
+	double mde;          /* minimum detectable relative change with max_repeats repeats */
+	double threshold;    /* the plan's threshold for this metric */
+	unsigned repeats_needed; /* repeats per point for MDE <= threshold (0: > 10000) */
+	bool too_noisy;      /* MDE > threshold: the plan cannot decide its own threshold */
+};
+
+/* One wall search's result: a wall (found: a persistent symptom with a knee), a slope (no
+ * knee, a significant trend reaching the threshold), or neither. Invariants: found and slope
+ * are not both set; failed <= n; a wall's effect is NAN when every trial at LEVEL failed. */
 struct hx_wall {
 	const struct gen_dimension *dim;
 	enum topo_verb verb;
 	enum gen_metric metric;
-	bool found;          /* false: no symptom up to the highest level tried */
-	double level;        /* first symptomatic level (after bisection) */
+	bool found;          /* a wall: the symptom persists above LEVEL and has a knee */
+	double level;        /* first symptomatic level (after bisection); a slope: CROSSING */
 	double last_good;    /* highest level without the symptom */
 	double max_tried;
-	double effect;       /* relative change of the metric at LEVEL vs baseline */
-	double p_value;
-	char kind[16];       /* bw_drop, lat_rise, timeout, errors, sw_fallback */
+	double effect;       /* relative change of the usable values at LEVEL vs baseline
+			      * (a slope: at the top level) */
+	double p_value;      /* Welch's p, or the failure test's p for a symptom of failures */
+	unsigned failed, n;  /* failed trials at LEVEL, all trials there */
+	double fail_lo, fail_hi; /* Clopper-Pearson 95% interval of the failure rate */
+	char kind[16];       /* bw_drop, lat_rise, timeout, errors, unusable, sw_fallback */
 	char class_[16];     /* S1, S4, S6, S8, unclassified */
+	bool slope;          /* no knee: the metric changes steadily with the level */
+	double slope_per_doubling, slope_lo, slope_hi; /* relative change per doubling, 95% CI */
+	double crossing;     /* where the fitted slope reaches the threshold (NAN: no slope) */
+	unsigned slope_points; /* trials the slope was fitted on */
 	bool in_range;       /* inside the qualified range of a criterion */
+	bool drifted;        /* its baseline drifted before the check after the wall search */
 	unsigned trials;     /* trials this search used */
-	char note[192];      /* why the sweep stopped early (a level could not be built) */
+	unsigned repeats;    /* the most repeats a level of this search needed */
+	char note[320];      /* blips above which the symptom did not persist, an undecided
+			      * symptom, repaired levels, why the sweep stopped early */
 };
 
 struct hx_criterion_result {
 	bool pass, measured;
 	double value, baseline, ratio;
 	char status[24];
+	bool drifted;        /* judged against a baseline that drifted before the next check */
+};
+
+#define HX_DRIFT_CHECKS 4 /* after the walls, the criteria, the analysis; one spare */
+
+/* A baseline measured again during the campaign (fresh trials, repeat indices from
+ * HX_DRIFT_REPEAT): against the first measurement, drift is a change beyond the noise
+ * (Welch's p < significance) and large enough to move decisions (at least half the plan's
+ * threshold), or failures significantly more frequent. */
+struct hx_drift {
+	unsigned baseline;   /* index in the outcome's baselines */
+	unsigned check;      /* 1, 2, ...: the order of the checks */
+	char after[16];      /* the phase it follows: "walls", "criteria", "analysis" */
+	struct hx_summary s; /* the re-measured baseline's usable values */
+	unsigned failed, n;
+	double change;       /* relative change vs the first measurement (NAN: all failed) */
+	double p_value;
+	bool drifted;
 };
 
 struct hx_outcome {
@@ -64,6 +105,11 @@ struct hx_outcome {
 	unsigned n_walls;
 	struct hx_wall walls[HX_MAX_WALLS];
 	struct hx_criterion_result criteria[HX_PLAN_MAX_CRITERIA];
+	struct hx_noise noise[HX_MAX_BASELINES]; /* per baseline, same order */
+	struct hx_seq seq;   /* sequential testing in the wall search */
+	unsigned n_checks;   /* drift checks run (each over every baseline) */
+	unsigned n_drift;
+	struct hx_drift drift[HX_MAX_BASELINES * HX_DRIFT_CHECKS];
 	bool budget_exhausted, interrupted;
 	unsigned long trials, measured, cached;
 	double cost_s;
@@ -79,6 +125,19 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 		      struct scn_error *err);
 int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err);
+/* Drift (hx_drift.c): measure every baseline again after phase AFTER ("walls", "criteria",
+ * "analysis"), record the check and mark what that phase decided against a baseline that
+ * drifted (walls, criteria; the analysis marks its causes itself). */
+int hx_phase_drift(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
+		   const char *after, struct scn_error *err);
+/* The newest check after phase AFTER of baseline B (NULL: none). */
+const struct hx_drift *hx_outcome_drift(const struct hx_outcome *o, unsigned b, const char *after);
+/* Judge check D of baseline B (the first measurement) for plan P: fills D's change, p and
+ * drifted from D->s, D->failed and D->n. */
+void hx_drift_judge(const struct hx_plan *p, const struct hx_baseline *b, struct hx_drift *d);
+
+/* The noise of baseline B for plan P (hx_noise.c); hx_phase_baseline fills o->noise[]. */
+void hx_noise_of(const struct hx_plan *p, const struct hx_baseline *b, struct hx_noise *out);
 int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		      struct scn_error *err);
 /* The model phase (hx_model.c; plan section `model:`, nothing when absent): a design over

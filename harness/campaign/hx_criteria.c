@@ -20,6 +20,7 @@ static void criterion_levels(const struct hx_plan *p, const struct hx_plan_crite
 	hx_levels_base(p, c->verb, c->metric, l);
 	for (unsigned i = 0; i < c->n_at; i++)
 		gen_levels_set(l, c->at_dims[i], c->at_levels[i], NULL);
+	gen_levels_repair(l); /* as every phase does: flows raised to fit masks and contexts */
 }
 
 static void judge(const struct hx_plan_criterion *c, const struct hx_baseline *b,
@@ -64,14 +65,14 @@ int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 	return 0;
 }
 
-/* Mark walls that lie inside a criterion's range. */
+/* Mark walls (and slopes reaching the threshold) that lie inside a criterion's range. */
 static void mark_in_range(const struct hx_plan *p, struct hx_outcome *o)
 {
 	for (unsigned w = 0; w < o->n_walls; w++) {
 		struct hx_wall *wall = &o->walls[w];
 
 		wall->in_range = false;
-		for (unsigned i = 0; wall->found && i < p->n_criteria; i++)
+		for (unsigned i = 0; (wall->found || wall->slope) && i < p->n_criteria; i++)
 			for (unsigned k = 0; k < p->criteria[i].n_at; k++)
 				if (p->criteria[i].at_dims[k] == wall->dim &&
 				    wall->level <= p->criteria[i].at_levels[k])

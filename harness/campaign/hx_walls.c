@@ -5,18 +5,31 @@
  * Baseline: the neutral point per (verb, metric): every plan dimension at its neutral level,
  * the plan's fixed levels for the rest. Wall search: for each scale dimension and each
  * (verb, metric), the dimension's levels are measured in ascending order (a geometric sweep
- * when the plan says so) with every other dimension neutral, until a symptom appears; then
- * the interval between the last good level and the first bad one is bisected (geometric
- * midpoints, integers) to the knee. A symptom needs both the plan's threshold and Welch's
- * t-test at the plan's significance, or failed trials (timeouts, errors) when the plan counts
- * errors, or software fallback seen in the tc_not_in_hw counter.
+ * when the plan says so) with every other dimension neutral; a point that cannot be built as
+ * asked is repaired exactly as every other phase repairs it (gen_levels_repair: flows raised
+ * to fit masks and encap contexts). A symptom (hx_symptom_judge: threshold and Welch's test
+ * on the usable values, or significantly more failed trials than at the baseline) at a level
+ * makes a wall only when it holds up:
+ *  - it persists: the next level up and the top level, measured too, still show it (or
+ *    are beyond the threshold); otherwise the level is a blip, noted, and the sweep goes on;
+ *  - it has a knee (hx_wall_shape.c): the bracket between the last clean level and the
+ *    symptomatic one is decided at this noise, and the metric is flat below it. Then the
+ *    bracket is bisected (geometric midpoints, integers) to the knee.
+ * A curve without a knee is reported as a slope (effect per doubling of the level, fitted
+ * over every measured trial, and where the fit reaches the threshold) when the slope is
+ * significant; otherwise the wall search says the symptom is not decided at this noise.
+ * A level that is undecided (beyond the threshold but not significant, or failures not yet
+ * significant) gets more repeats first, up to the plan's max_repeats (sequential testing).
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/campaign/hx_campaign.h"
+#include "harness/campaign/hx_walls_priv.h"
 #include "harness/trial/hx_trial.h"
 
 void hx_levels_base(const struct hx_plan *p, enum topo_verb v, enum gen_metric m,
@@ -42,7 +55,7 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 		      struct scn_error *err)
 {
 	hx_observe_phase(r->observer, "baseline",
-			 (unsigned long)p->n_verbs * p->n_metrics * p->repeats);
+			 (unsigned long)p->n_verbs * p->n_metrics * p->max_repeats);
 	for (unsigned v = 0; v < p->n_verbs; v++) {
 		for (unsigned m = 0; m < p->n_metrics; m++) {
 			struct hx_baseline *b = &o->baselines[o->n_baselines];
@@ -52,32 +65,86 @@ int hx_phase_baseline(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 			hx_levels_base(p, p->verbs[v], p->metrics[m], &l);
 			b->verb = p->verbs[v];
 			b->metric = p->metrics[m];
-			rc = hx_point_run(r, &l, "baseline", &b->r, err);
+			/* the reference of every decision: with sequential testing on, it gets
+			 * every repeat a point may get (a 3-repeat baseline would bound them all) */
+			memset(&b->r, 0, sizeof(b->r));
+			rc = hx_point_extend(r, &l, "baseline", 0, p->max_repeats, &b->r, err);
 			if (rc < 0)
 				return rc;
+			hx_noise_of(p, b, &o->noise[o->n_baselines]);
 			o->n_baselines++;
 		}
 	}
-	return hx_baselines_measured(o, err);
+	/* a dry run measures nothing (NAN numbers, status ok): nothing to check */
+	return r->dry_run ? 0 : hx_baselines_measured(o, err);
 }
 
-/* Measure DIM at LEVEL on top of BASE and judge it against the baseline. */
-static int probe(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *base,
-		 const struct hx_baseline *b, const struct gen_dimension *dim, double level,
-		 const char *phase, struct hx_symptom *sym, unsigned *trials, struct scn_error *err)
+/* The point of the search at LEVEL: measured once, judged, kept for the slope fit. */
+int hx_sweep_probe(struct hx_sweep *sw, double level, const char *phase,
+		   const struct hx_sweep_pt **out, struct scn_error *err)
 {
-	struct gen_levels l = *base;
+	struct gen_levels l = sw->base;
 	struct hx_point_result res;
+	struct hx_sweep_pt *pt;
 	int rc;
 
-	rc = gen_levels_set(&l, dim, level, err);
-	if (rc < 0)
+	for (unsigned i = 0; i < sw->n; i++)
+		if (sw->pt[i].level == level) {
+			*out = &sw->pt[i];
+			return 0;
+		}
+	if (sw->n >= HX_SWEEP_MAX)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOSPC, "wall search: too many points");
+	if ((rc = gen_levels_set(&l, sw->w->dim, level, err)) < 0)
 		return rc;
-	rc = hx_point_run(r, &l, phase, &res, err);
-	if (rc < 0)
+	sw->repaired |= gen_levels_repair(&l); /* as every phase does it */
+	if ((rc = hx_point_run(sw->r, &l, phase, &res, err)) < 0)
 		return rc;
-	*trials += res.n;
-	hx_symptom_judge(&p->thresholds, base->metric, &b->r, &res, sym);
+	pt = &sw->pt[sw->n++];
+	/* judged, with more repeats while undecided (sequential testing up to max_repeats) */
+	if ((rc = hx_point_decide(sw->r, sw->p, &l, phase, &sw->b->r, &res, &pt->s, sw->seq,
+				  err)) < 0)
+		return rc;
+	pt->level = level;
+	pt->nv = 0;
+	for (unsigned i = 0; i < res.n; i++)
+		if (isfinite(res.x[i]))
+			pt->v[pt->nv++] = res.x[i];
+	sw->w->trials += res.n;
+	if (res.n > sw->w->repeats)
+		sw->w->repeats = res.n;
+	if (res.n && res.unusable == res.n) { /* nothing measured there: said, not a symptom */
+		char t[32];
+
+		hx_wall_note(sw->w, "not measured at %s: every trial unusable",
+			     hx_level_text(sw->w->dim, level, t, sizeof(t)));
+	}
+	*out = pt;
+	return 0;
+}
+
+/* The symptom still shows at the next level up and at the top (present, or beyond the
+ * threshold but undecided). *ABOVE receives a level where it does not (NAN: none). */
+static int persists(struct hx_sweep *sw, const double *lv, unsigned n, unsigned i, bool *yes,
+		    double *above, struct scn_error *err)
+{
+	unsigned check[2] = { i + 1, n - 1 };
+
+	*yes = true;
+	*above = NAN;
+	for (unsigned k = 0; k < 2 && *yes; k++) {
+		const struct hx_sweep_pt *pt;
+		int rc;
+
+		if (check[k] <= i || check[k] >= n)
+			continue;
+		if ((rc = hx_sweep_probe(sw, lv[check[k]], "sweep", &pt, err)) < 0)
+			return rc;
+		if (!pt->s.present && !pt->s.undecided) {
+			*yes = false;
+			*above = lv[check[k]];
+		}
+	}
 	return 0;
 }
 
@@ -90,29 +157,29 @@ static double midpoint(double lo, double hi)
 	return mid;
 }
 
-/* Narrow (good, bad] to the knee. */
-static int bisect(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *base,
-		  const struct hx_baseline *b, struct hx_wall *w, struct hx_symptom *bad,
-		  struct scn_error *err)
+/* Narrow (good, bad] to the knee; *BAD ends as the symptom at the wall's level. */
+static int bisect(struct hx_sweep *sw, struct hx_symptom *bad, struct scn_error *err)
 {
+	struct hx_wall *w = sw->w;
+
 	for (int step = 0; step < 12 && w->level - w->last_good > 1 &&
 			   w->level > 1.05 * w->last_good; step++) {
 		double mid = midpoint(w->last_good, w->level);
-		struct hx_symptom s;
+		const struct hx_sweep_pt *pt;
 		int rc;
 
 		if (mid >= w->level)
 			break;
-		rc = probe(r, p, base, b, w->dim, mid, "bisect", &s, &w->trials, err);
+		rc = hx_sweep_probe(sw, mid, "bisect", &pt, err);
 		if (rc == -EDOM) {
 			scn_error_clear(err);
 			break;
 		}
 		if (rc < 0)
 			return rc;
-		if (s.present) {
+		if (pt->s.present) {
 			w->level = mid;
-			*bad = s;
+			*bad = pt->s;
 		} else {
 			w->last_good = mid;
 		}
@@ -120,34 +187,61 @@ static int bisect(struct hx_runner *r, const struct hx_plan *p, const struct gen
 	return 0;
 }
 
-static void wall_record(struct hx_wall *w, const struct hx_symptom *s)
+void hx_wall_record(struct hx_wall *w, const struct hx_symptom *s)
 {
-	w->found = true;
 	w->effect = s->effect;
 	w->p_value = s->p_value;
+	w->failed = s->failed;
+	w->n = s->n;
+	w->fail_lo = s->fail_lo;
+	w->fail_hi = s->fail_hi;
 	snprintf(w->kind, sizeof(w->kind), "%s", s->kind);
 	snprintf(w->class_, sizeof(w->class_), "%s", hx_symptom_class(s, w->dim));
 }
 
-static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct hx_plan_dim *d,
-		      const struct hx_baseline *b, struct hx_wall *w, struct scn_error *err)
+void hx_wall_note(struct hx_wall *w, const char *fmt, ...)
 {
-	struct gen_levels base;
+	size_t n = strlen(w->note);
+	va_list ap;
 
-	hx_levels_base(p, b->verb, b->metric, &base);
-	memset(w, 0, sizeof(*w));
-	w->dim = d->dim;
-	w->verb = b->verb;
-	w->metric = b->metric;
-	w->last_good = d->neutral;
-	for (unsigned i = 0; i < d->n_levels; i++) {
-		struct hx_symptom s;
-		double level = d->levels[i];
-		int rc;
+	if (n + 4 >= sizeof(w->note))
+		return;
+	if (n)
+		n += (size_t)snprintf(w->note + n, sizeof(w->note) - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(w->note + n, sizeof(w->note) - n, fmt, ap);
+	va_end(ap);
+}
 
-		if (level <= d->neutral)
-			continue;
-		rc = probe(r, p, &base, b, d->dim, level, "sweep", &s, &w->trials, err);
+/* A symptom at plan level I that persisted: a wall at the bisected knee, or a slope. */
+static int at_candidate(struct hx_sweep *sw, const double *lv, unsigned i, double good,
+			const struct hx_symptom *s, struct scn_error *err)
+{
+	struct hx_wall *w = sw->w;
+	struct hx_symptom bad = *s;
+	int rc;
+
+	if (!hx_wall_has_knee(sw, good, lv[i]))
+		return hx_wall_slope(sw, lv[i]);
+	w->found = true;
+	w->level = lv[i];
+	w->last_good = good;
+	rc = bisect(sw, &bad, err);
+	hx_wall_record(w, &bad);
+	return rc;
+}
+
+static int sweep(struct hx_sweep *sw, const double *lv, unsigned n, struct scn_error *err)
+{
+	struct hx_wall *w = sw->w;
+	double good = w->last_good, above;
+	char la[32], lb[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct hx_sweep_pt *pt;
+		bool yes;
+		int rc = hx_sweep_probe(sw, lv[i], "sweep", &pt, err);
+
 		if (rc == -EDOM) {
 			snprintf(w->note, sizeof(w->note), "stopped: %.180s", err->message);
 			scn_error_clear(err);
@@ -155,17 +249,51 @@ static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct
 		}
 		if (rc < 0)
 			return rc;
-		w->max_tried = level;
-		if (!s.present) {
-			w->last_good = level;
+		w->max_tried = lv[i] > w->max_tried ? lv[i] : w->max_tried;
+		if (!pt->s.present) {
+			good = lv[i];
 			continue;
 		}
-		w->level = level;
-		rc = bisect(r, p, &base, b, w, &s, err);
-		wall_record(w, &s);
-		return rc;
+		if ((rc = persists(sw, lv, n, i, &yes, &above, err)) < 0)
+			return rc;
+		w->max_tried = lv[n - 1];
+		if (yes)
+			return at_candidate(sw, lv, i, good, &pt->s, err);
+		hx_wall_note(w, "not a wall at %s: the symptom does not persist at %s",
+			     hx_level_text(w->dim, lv[i], la, sizeof(la)),
+			     hx_level_text(w->dim, above, lb, sizeof(lb)));
 	}
-	return 0;
+	w->last_good = good;
+	return hx_wall_slope(sw, NAN);
+}
+
+static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct hx_plan_dim *d,
+		      const struct hx_baseline *b, struct hx_wall *w, struct hx_seq *seq,
+		      struct scn_error *err)
+{
+	struct hx_sweep *sw = calloc(1, sizeof(*sw));
+	double lv[HX_PLAN_MAX_LEVELS];
+	unsigned n = 0;
+	int rc;
+
+	if (!sw)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "wall search: out of memory");
+	memset(w, 0, sizeof(*w));
+	w->dim = d->dim;
+	w->verb = b->verb;
+	w->metric = b->metric;
+	w->last_good = d->neutral;
+	w->crossing = NAN;
+	for (unsigned i = 0; i < d->n_levels; i++)
+		if (d->levels[i] > d->neutral)
+			lv[n++] = d->levels[i];
+	*sw = (struct hx_sweep){ .r = r, .p = p, .b = b, .w = w, .seq = seq };
+	hx_levels_base(p, b->verb, b->metric, &sw->base);
+	rc = sweep(sw, lv, n, err);
+	if (sw->repaired)
+		hx_wall_note(w, "flows raised to fit %s (as in every phase)", d->dim->name);
+	free(sw);
+	return rc;
 }
 
 int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
@@ -182,7 +310,7 @@ int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outco
 			continue;
 		for (unsigned b = 0; b < o->n_baselines && o->n_walls < HX_MAX_WALLS; b++) {
 			int rc = search_one(r, p, &p->dims[i], &o->baselines[b],
-					    &o->walls[o->n_walls], err);
+					    &o->walls[o->n_walls], &o->seq, err);
 
 			o->n_walls++;
 			if (rc < 0)
@@ -190,22 +318,4 @@ int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outco
 		}
 	}
 	return 0;
-}
-
-void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->campaign = campaign;
-	snprintf(s->kind, sizeof(s->kind), "%s", w->kind);
-	snprintf(s->class_, sizeof(s->class_), "%s", w->class_);
-	snprintf(s->verb, sizeof(s->verb), "%s", topo_verb_name(w->verb));
-	snprintf(s->dimension, sizeof(s->dimension), "%s", w->dim->name);
-	s->level = w->level;
-	s->last_good = w->last_good;
-	/* the store holds numbers only: a wall whose trials all failed has no effect size */
-	s->effect = isfinite(w->effect) ? w->effect : 0;
-	s->p_value = isfinite(w->p_value) ? w->p_value : 0;
-	snprintf(s->detail, sizeof(s->detail), "metric %s, %u trials in the search%s",
-		 hx_metric_name(w->metric), w->trials,
-		 isfinite(w->effect) ? "" : "; effect: trials failed");
 }

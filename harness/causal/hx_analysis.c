@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <json-c/json.h>
 
 #include "harness/causal/hx_causal.h"
 #include "harness/plan/hx_plan.h"
@@ -64,6 +65,7 @@ struct hx_cause *hx_analysis_add(struct hx_analysis *a, const struct hx_plan *p,
 	c->verb = v;
 	c->metric = m;
 	c->effect = c->effect_lo = c->effect_hi = NAN;
+	c->shown = *at;
 	for (unsigned i = 0; i < p->n_dims && c->n_members < HX_CAUSE_MAX_MEMBERS; i++) {
 		if (!(members & (1u << i)))
 			continue;
@@ -93,6 +95,11 @@ void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
 {
 	double y = with->s.mean, y0 = without->s.mean, se, t;
 	size_t n = with->s.n < without->s.n ? with->s.n : without->s.n;
+
+	c->failed_with = with->failed;
+	c->n_with = with->n;
+	c->failed_without = without->failed;
+	c->n_without = without->n;
 
 	if (!(y0 > 0) || !isfinite(y0) || !isfinite(y) || !(y > 0)) {
 		c->effect = c->effect_lo = c->effect_hi =
@@ -152,48 +159,61 @@ static void ids_text(const struct hx_cause *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? "," : "", (long long)c->ids[i]);
 }
 
+/* One cause (or suspect) of A: its symptom row, then the cause row linked to it. */
+static int store_one(struct res_db *db, int64_t campaign, const struct hx_analysis *a,
+		     const struct hx_cause *c, bool supported, struct scn_error *err)
+{
+	struct res_symptom s;
+	struct res_cause rc;
+	char walls[256];
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	s.campaign = campaign;
+	snprintf(s.kind, sizeof(s.kind), "%s", c->kind);
+	snprintf(s.class_, sizeof(s.class_), "%s", c->class_[0] ? c->class_ : "unclassified");
+	snprintf(s.verb, sizeof(s.verb), "%s", topo_verb_name(c->verb));
+	hx_cause_members_text(c, s.dimension, sizeof(s.dimension));
+	s.level = fin(c->wall[0]);
+	s.last_good = fin(c->last_good[0]);
+	s.effect = fin(c->effect);
+	snprintf(s.detail, sizeof(s.detail), "metric=%s; strategy=%s; %s",
+		 hx_metric_name(c->metric), hx_strategy_name(a->strategy),
+		 supported ? "cause" : "suspect");
+	if ((r = res_symptom_put(db, &s, err)) < 0)
+		return r;
+	memset(&rc, 0, sizeof(rc));
+	rc.campaign = campaign;
+	rc.symptom = s.id;
+	hx_cause_members_text(c, rc.members, sizeof(rc.members));
+	rc.wall_level = fin(c->wall[0]);
+	rc.effect = fin(c->effect);
+	rc.effect_lo = fin(c->effect_lo);
+	rc.effect_hi = fin(c->effect_hi);
+	rc.confidence = c->confidence;
+	rc.supported = supported;
+	rc.evidence_json = c->evidence ? json_object_to_json_string_ext(c->evidence,
+									JSON_C_TO_STRING_PLAIN) : NULL;
+	snprintf(rc.reason, sizeof(rc.reason), "%s", supported ? "" : c->why);
+	ids_text(c, rc.trial_ids, sizeof(rc.trial_ids));
+	hx_cause_walls_text(c, walls, sizeof(walls));
+	snprintf(rc.detail, sizeof(rc.detail),
+		 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s",
+		 topo_verb_name(c->verb), hx_metric_name(c->metric),
+		 hx_strategy_name(a->strategy), c->kind, s.class_, walls,
+		 isfinite(c->effect) ? "" : "; effect: trials failed",
+		 c->undecided ? "; undecided: more repeats needed" : "");
+	return res_cause_put(db, &rc, err);
+}
+
 int hx_analysis_store(struct res_db *db, int64_t campaign, const struct hx_analysis *a,
 		      struct scn_error *err)
 {
-	for (unsigned i = 0; i < a->n_causes; i++) {
-		const struct hx_cause *c = &a->causes[i];
-		struct res_symptom s;
-		struct res_cause rc;
-		char walls[256];
-		int r;
+	int r = 0;
 
-		memset(&s, 0, sizeof(s));
-		s.campaign = campaign;
-		snprintf(s.kind, sizeof(s.kind), "%s", c->kind);
-		snprintf(s.class_, sizeof(s.class_), "%s", c->class_[0] ? c->class_ : "unclassified");
-		snprintf(s.verb, sizeof(s.verb), "%s", topo_verb_name(c->verb));
-		hx_cause_members_text(c, s.dimension, sizeof(s.dimension));
-		s.level = fin(c->wall[0]);
-		s.last_good = fin(c->last_good[0]);
-		s.effect = fin(c->effect);
-		snprintf(s.detail, sizeof(s.detail), "metric=%s; strategy=%s; cause",
-			 hx_metric_name(c->metric), hx_strategy_name(a->strategy));
-		if ((r = res_symptom_put(db, &s, err)) < 0)
-			return r;
-		memset(&rc, 0, sizeof(rc));
-		rc.campaign = campaign;
-		rc.symptom = s.id;
-		hx_cause_members_text(c, rc.members, sizeof(rc.members));
-		rc.wall_level = fin(c->wall[0]);
-		rc.effect = fin(c->effect);
-		rc.effect_lo = fin(c->effect_lo);
-		rc.effect_hi = fin(c->effect_hi);
-		rc.confidence = c->confidence;
-		ids_text(c, rc.trial_ids, sizeof(rc.trial_ids));
-		hx_cause_walls_text(c, walls, sizeof(walls));
-		snprintf(rc.detail, sizeof(rc.detail),
-			 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s",
-			 topo_verb_name(c->verb), hx_metric_name(c->metric),
-			 hx_strategy_name(a->strategy), c->kind, s.class_, walls,
-			 isfinite(c->effect) ? "" : "; effect: trials failed",
-			 c->undecided ? "; undecided: more repeats needed" : "");
-		if ((r = res_cause_put(db, &rc, err)) < 0)
-			return r;
-	}
-	return 0;
+	for (unsigned i = 0; r == 0 && i < a->n_causes; i++)
+		r = store_one(db, campaign, a, &a->causes[i], true, err);
+	for (unsigned i = 0; r == 0 && i < a->n_suspects; i++)
+		r = store_one(db, campaign, a, &a->suspects[i], false, err);
+	return r;
 }

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
 
@@ -43,10 +45,13 @@ struct cct {
 static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
 		 const struct hx_point_result **r)
 {
-	int rc = hx_eval_point(x->e, l, "cct", r, x->err);
+	int rc;
 
-	if (rc == 0)
-		hx_causal_judge(x->p, x->b->metric, &x->b->r, *r, s, undecided);
+	if (undecided)
+		*undecided = false;
+	rc = hx_eval_judge(x->e, x->p, &x->b->r, l, "cct", r, s, x->err);
+	if (rc == 0 && undecided)
+		*undecided = s->undecided;
 	return rc;
 }
 
@@ -209,6 +214,49 @@ static int minimal_set(struct cct *x, const struct gen_levels *pt, uint32_t cand
 	return rc;
 }
 
+/* Record set K (its candidates CAND) unless it is known. */
+static void add_found(uint32_t k, uint32_t cand, uint32_t *found, uint32_t *cands,
+		      unsigned *n_found)
+{
+	for (unsigned i = 0; i < *n_found; i++)
+		if (found[i] == k)
+			return;
+	if (*n_found < MAX_FOUND) {
+		found[*n_found] = k;
+		cands[(*n_found)++] = cand | k;
+	}
+}
+
+/* Causes that share a member with set KEPT found at PT ({A, flows} found, {B, flows} hidden
+ * behind it: explaining KEPT away removes flows too). With KEPT removed, each member is
+ * restored alone; a point that shows the symptom again holds another set needing it. */
+static int shared_members(struct cct *x, const struct gen_levels *pt, uint32_t kept,
+			  const struct hx_lsa *lsa, uint32_t *found, uint32_t *cands,
+			  unsigned *n_found)
+{
+	for (unsigned m = 0; m < x->p->n_dims && (kept & (kept - 1)); m++) {
+		const struct hx_point_result *r;
+		struct gen_levels q = *pt;
+		struct hx_symptom s;
+		uint32_t cand, more = 0;
+		int rc;
+
+		if (!(kept & (1u << m)))
+			continue;
+		remove_bits(x->p, &q, kept & ~(1u << m));
+		if ((rc = judge(x, &q, &s, NULL, &r)) < 0)
+			return rc;
+		if (!s.present)
+			continue;
+		cand = lsa->candidates & nonneutral(x->p, &q);
+		if ((rc = minimal_set(x, &q, cand, lsa, &more)) < 0)
+			return rc;
+		if (more && more != kept && (more & (1u << m)))
+			add_found(more, cand, found, cands, n_found);
+	}
+	return 0;
+}
+
 /* Discovery: 1-minimal sets one after another, each explained away. */
 static int discover(struct cct *x, const struct gen_levels *start, const struct hx_lsa *lsa,
 		    uint32_t *found, uint32_t *cands, unsigned *n_found)
@@ -233,8 +281,9 @@ static int discover(struct cct *x, const struct gen_levels *start, const struct 
 					 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
 			break;
 		}
-		found[*n_found] = kept;
-		cands[(*n_found)++] = cand | kept;
+		add_found(kept, cand, found, cands, n_found);
+		if ((rc = shared_members(x, &pt, kept, lsa, found, cands, n_found)) < 0)
+			return rc;
 		remove_bits(x->p, &pt, kept);
 	}
 	return 0;
@@ -247,6 +296,21 @@ static void note_undecided(struct cct *x, const struct hx_lsa *lsa)
 			hx_analysis_note(x->a, "undecided: %s (%s %s): more repeats needed",
 					 x->p->dims[i].dim->name, topo_verb_name(x->b->verb),
 					 hx_metric_name(x->b->metric));
+}
+
+/* Evidence of C beyond its orders: where it was looked for and isolated, the baseline, the
+ * sensitivities that chose the candidates, the points with and without it. */
+static void cause_evidence(struct cct *x, struct hx_cause *c, const struct gen_levels *start,
+			   const struct hx_lsa *lsa, const struct hx_point_result *with,
+			   const struct hx_point_result *without)
+{
+	hx_ev_set(c, "strategy", json_object_new_string("cct"));
+	hx_ev_set(c, "stress_point", hx_ev_point(x->p, start));
+	hx_ev_set(c, "isolation_point", hx_ev_point(x->p, &c->shown));
+	hx_ev_set(c, "baseline", hx_ev_result(&x->b->r, NULL));
+	hx_ev_set(c, "sensitivity", hx_ev_lsa(x->p, lsa, &x->b->r));
+	hx_ev_set(c, "with", hx_ev_result(with, &x->b->r));
+	hx_ev_set(c, "without", hx_ev_result(without, &x->b->r));
 }
 
 /* Confirmation of set I at its isolation point: orders, effect, walls. */
@@ -263,26 +327,28 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 			((uint64_t)i << 24);
 	int rc;
 
-	for (unsigned j = 0; j < n_found; j++)
+	for (unsigned j = 0; j < n_found; j++) /* every other set, but not what they share */
 		if (j != i)
-			remove_bits(x->p, &q, found[j]);
+			remove_bits(x->p, &q, found[j] & ~found[i]);
 	rc = judge(x, &q, &s, &undecided, &rq);
 	if (rc < 0)
 		return rc;
 	if (!s.present) { /* needs another set's context: confirm where it was discovered */
 		q = *start;
 		for (unsigned j = 0; j < i; j++)
-			remove_bits(x->p, &q, found[j]);
+			remove_bits(x->p, &q, found[j] & ~found[i]);
 		if ((rc = judge(x, &q, &s, &undecided, &rq)) < 0)
 			return rc;
 	}
 	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & nonneutral(x->p, &q), lsa->sens,
 			    x->p->removal_orders, seed, &rem, x->err);
-	if (rc < 0)
+	if (rc < 0 || !(c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q))) {
+		hx_removal_release(&rem);
 		return rc;
-	c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q);
-	if (!c)
-		return 0;
+	}
+	hx_ev_set(c, "orders", rem.orders); /* the evidence takes them */
+	rem.orders = NULL;
+	hx_ev_set(c, "candidates", hx_ev_dims(x->p, cands[i] & nonneutral(x->p, &q)));
 	c->confidence = 1.0;
 	for (unsigned d = 0; d < x->p->n_dims; d++)
 		if ((found[i] & (1u << d)) && rem.confidence[d] < c->confidence)
@@ -292,6 +358,7 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	remove_bits(x->p, &q0, found[i]);
 	if ((rc = hx_eval_point(x->e, &q0, "cct", &r0, x->err)) < 0)
 		return rc;
+	cause_evidence(x, c, start, lsa, rq, r0);
 	hx_cause_effect(x->b->metric, rq, r0, c);
 	hx_cause_add_ids(c, rq);
 	hx_cause_add_ids(c, r0);
@@ -326,7 +393,35 @@ static unsigned aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_le
 	return moved;
 }
 
-static int cct_from(struct cct *x, const struct gen_levels *at)
+static int context_levels(struct cct *x, struct gen_levels *stress, bool harmless,
+			  bool *present);
+static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth);
+
+/* A cause hidden behind others: once every set found from START is removed, the rest of the
+ * point may need only a context (small pages, say) to show a symptom that the first causes
+ * masked. Each non-scale dimension is re-probed there, and a context that is harmless by
+ * itself starts a search of its own. */
+static int hidden_context(struct cct *x, const struct gen_levels *start, const uint32_t *found,
+			  unsigned n_found, unsigned depth)
+{
+	const struct hx_point_result *r;
+	struct gen_levels rest = *start;
+	struct hx_symptom s;
+	bool present;
+	int rc;
+
+	if (depth > 0 || !n_found)
+		return 0;
+	for (unsigned i = 0; i < n_found; i++)
+		remove_bits(x->p, &rest, found[i]);
+	if ((rc = judge(x, &rest, &s, NULL, &r)) < 0 || s.present || s.undecided)
+		return rc;
+	if ((rc = context_levels(x, &rest, true, &present)) < 0 || !present)
+		return rc;
+	return cct_from(x, &rest, depth + 1);
+}
+
+static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 {
 	uint32_t found[MAX_FOUND], cands[MAX_FOUND];
 	const struct hx_point_result *r;
@@ -355,13 +450,33 @@ static int cct_from(struct cct *x, const struct gen_levels *at)
 		return rc;
 	for (unsigned i = 0; i < n_found && rc == 0; i++)
 		rc = confirm(x, &start, found, cands, n_found, i, &lsa);
+	if (rc == 0)
+		rc = hidden_context(x, &start, found, n_found, depth);
+	return rc;
+}
+
+/* Whether dimension D at LEVEL shows the symptom by itself (everything else neutral): then
+ * it is a symptom of its own, not a context. */
+static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes)
+{
+	const struct hx_point_result *r;
+	struct gen_levels l;
+	struct hx_symptom s;
+	int rc;
+
+	hx_levels_base(x->p, x->b->verb, x->b->metric, &l);
+	gen_levels_set(&l, d->dim, level, NULL);
+	rc = judge(x, &l, &s, NULL, &r);
+	*yes = rc == 0 && (s.present || s.undecided);
 	return rc;
 }
 
 /* The stress point shows nothing: try each non-scale dimension (at neutral) at the other
  * levels of its axis; keep the level that makes the point symptomatic with the highest
- * degradation (a context such as small pages that a scale dimension needs to collapse). */
-static int context_levels(struct cct *x, struct gen_levels *stress, bool *present)
+ * degradation (a context such as small pages that a scale dimension needs to collapse).
+ * With HARMLESS, a level that shows the symptom by itself is no context. */
+static int context_levels(struct cct *x, struct gen_levels *stress, bool harmless,
+			  bool *present)
 {
 	double axis[HX_PLAN_MAX_LEVELS + 1];
 
@@ -385,6 +500,14 @@ static int context_levels(struct cct *x, struct gen_levels *stress, bool *presen
 			if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
 				return rc;
 			degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
+			if (s.present && degr > worst && harmless) {
+				bool own;
+
+				if ((rc = alone(x, d, axis[k], &own)) < 0)
+					return rc;
+				if (own)
+					continue;
+			}
 			if (s.present && degr > worst) {
 				worst = degr;
 				best = axis[k];
@@ -411,10 +534,10 @@ static int cct_baseline(struct cct *x)
 		gen_levels_set(&stress, x->p->dims[i].dim, hx_causal_extreme(&x->p->dims[i]), NULL);
 	if ((rc = judge(x, &stress, &s, &undecided, &r)) < 0)
 		return rc;
-	if (!s.present && (rc = context_levels(x, &stress, &s.present)) < 0)
+	if (!s.present && (rc = context_levels(x, &stress, false, &s.present)) < 0)
 		return rc;
 	if (s.present)
-		return cct_from(x, &stress);
+		return cct_from(x, &stress, 0);
 	if (undecided)
 		hx_analysis_note(x->a, "undecided: %s %s stress point: more repeats needed",
 				 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
@@ -422,11 +545,12 @@ static int cct_baseline(struct cct *x)
 		const struct hx_wall *wall = &x->o->walls[w];
 		struct gen_levels l;
 
-		if (!wall->found || wall->verb != x->b->verb || wall->metric != x->b->metric)
+		if ((!wall->found && !wall->slope) || wall->verb != x->b->verb ||
+		    wall->metric != x->b->metric)
 			continue;
 		hx_levels_base(x->p, wall->verb, wall->metric, &l);
-		gen_levels_set(&l, wall->dim, wall->level, NULL);
-		rc = cct_from(x, &l);
+		gen_levels_set(&l, wall->dim, wall->found ? wall->level : wall->max_tried, NULL);
+		rc = cct_from(x, &l, 0);
 	}
 	return rc;
 }
@@ -462,10 +586,16 @@ int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, ro, a, err); break;
 	default: rc = hx_causal_cct(e, p, ro, a, err); break;
 	}
+	if (rc == 0 || rc == -EDQUOT) {
+		int rs = hx_analysis_support(e, p, ro, a, err);
+
+		rc = rs < 0 && rs != -EDQUOT ? rs : rc ? rc : rs;
+	}
 	free(ro);
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);
 	a->cost_s = hx_eval_cost(e);
+	a->seq = *hx_eval_seq(e);
 	a->budget_exhausted = rc == -EDQUOT;
 	return rc;
 }

@@ -51,7 +51,8 @@
 #include "harness/plan/hx_plan.h"
 #include "harness/trial/hx_trial.h"
 
-struct hx_outcome; /* harness/campaign/hx_campaign.h */
+struct hx_outcome;  /* harness/campaign/hx_campaign.h */
+struct json_object; /* json-c: the evidence of a cause */
 
 #define HX_CAUSE_MAX_MEMBERS 4
 #define HX_MAX_CAUSES 64
@@ -60,10 +61,13 @@ struct hx_outcome; /* harness/campaign/hx_campaign.h */
 
 /* ---- Evaluator ------------------------------------------------------------------------ */
 
-/* A point evaluation (tests replace hx_point_run with a fake). Returns 0 or a negative errno;
- * COST_S receives the testbed-seconds of the point's trials. */
-typedef int (*hx_eval_fn)(void *ctx, const struct gen_levels *l, const char *phase,
-			  struct hx_point_result *out, double *cost_s, struct scn_error *err);
+/* A point evaluation (tests replace hx_point_extend with a fake): grow OUT (OUT->n == 0 on
+ * the first call for L and FIRST) to REPEATS repeats (0: the plan's) with repeat indices
+ * from FIRST on, and summarise it. Returns 0 or a negative errno; COST_S receives the
+ * testbed-seconds of the trials this call added. */
+typedef int (*hx_eval_fn)(void *ctx, const struct gen_levels *l, const char *phase, int first,
+			  unsigned repeats, struct hx_point_result *out, double *cost_s,
+			  struct scn_error *err);
 
 struct hx_eval;
 /* R may be NULL when FN is given (fake testbed); FN NULL = hx_point_run on R. */
@@ -73,6 +77,20 @@ void hx_eval_free(struct hx_eval *e);
  * hx_eval_free. */
 int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
 		  const struct hx_point_result **out, struct scn_error *err);
+/* The same point grown to REPEATS repeats (sequential testing); the pointer hx_eval_point
+ * returned for L sees the new repeats too. */
+int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		   unsigned repeats, const struct hx_point_result **out, struct scn_error *err);
+/* An independent replicate of L: the plan's repeats again, as fresh trials (repeat indices
+ * from HX_REPLICATE_REPEAT), memoised apart from hx_eval_point's. */
+int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		      const struct hx_point_result **out, struct scn_error *err);
+/* L judged against BASE (hx_causal_judge); while it is undecided, more repeats up to the
+ * plan's max_repeats (sequential testing, counted in hx_eval_seq). */
+int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+		  const struct gen_levels *l, const char *phase, const struct hx_point_result **out,
+		  struct hx_symptom *s, struct scn_error *err);
+const struct hx_seq *hx_eval_seq(const struct hx_eval *e);
 unsigned long hx_eval_points(const struct hx_eval *e);
 unsigned long hx_eval_trials(const struct hx_eval *e);
 double hx_eval_cost(const struct hx_eval *e);
@@ -88,14 +106,16 @@ void hx_causal_repair(struct gen_levels *l);
 
 /* ---- Symptoms and sensitivity --------------------------------------------------------- */
 
-/* Judge POINT against BASE with the plan's thresholds; *UNDECIDED (may be NULL) is set when
- * the point estimate is beyond the threshold but the test is not significant, or the 95%
- * interval of the effect straddles the threshold (more repeats needed). */
+/* Judge POINT against BASE with the plan's thresholds (hx_symptom_judge); *UNDECIDED (may be
+ * NULL) is set when more repeats could decide it: the estimate is beyond the threshold but
+ * the test is not significant, or the 95% interval of the effect straddles the threshold, or
+ * trials failed but not significantly more often than at the baseline. */
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
 		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided);
 
-/* Degradation of POINT vs BASE: bw 1 - y/y0, lat y/y0 - 1; failed trials count as 1 (bw) or
- * +10 (lat). 0 = as good as the baseline. */
+/* Degradation of POINT vs BASE (an objective for ordering, not an effect size): bw
+ * 1 - y/y0, lat y/y0 - 1, over the usable values; the share of failed trials counts as a
+ * full loss (bw) or +10 (lat). 0 = as good as the baseline. */
 double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
 			     const struct hx_point_result *point);
 
@@ -114,6 +134,7 @@ struct hx_lsa_dim {
 	bool candidate;      /* interval excludes zero */
 	bool undecided;      /* estimate large (beyond the threshold) but interval has zero */
 	bool categorical;
+	const struct hx_point_result *res; /* the moved point (the evaluator's, borrowed) */
 };
 
 struct hx_lsa {
@@ -141,7 +162,11 @@ struct hx_removal {
 	unsigned mode_count;
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS]; /* trials where a removal cured the symptom */
+	/* evidence: one object per order {order, steps: [{remove, result, ...}], kept}
+	 * (owned: hx_removal_release, or taken by the caller); steps of the walk running */
+	struct json_object *orders, *steps;
 };
+void hx_removal_release(struct hx_removal *r);
 
 /* One walk: remove (set neutral) the dims of ORDER one by one from AT, keeping a removal when
  * the symptom persists. *KEPT receives the 1-minimal set, *FINAL (may be NULL) the point with
@@ -174,16 +199,27 @@ struct hx_cause {
 	double confidence;                       /* min over members of their order share */
 	char kind[16], class_[16];
 	bool undecided;                          /* more repeats needed to be sure */
+	unsigned failed_with, n_with;            /* failed trials with the cause / all trials */
+	unsigned failed_without, n_without;      /* the same without it */
+	struct gen_levels shown;                 /* where it was shown (the isolation point) */
+	bool replicated;                         /* fresh trials: symptom with it, cured without */
+	char why[192];                           /* a suspect: why the evidence does not support it */
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS];
+	struct json_object *evidence;            /* hx_evidence.c (owned by the analysis) */
 };
 
+/* Causes and suspects are kept apart: causes[] holds only what the evidence supports
+ * (hx_analysis_support), suspects[] the rest, each with its reasons in why[]. */
 struct hx_analysis {
 	enum hx_strategy strategy;
 	unsigned n_causes;
 	struct hx_cause causes[HX_MAX_CAUSES];
+	unsigned n_suspects;
+	struct hx_cause suspects[HX_MAX_CAUSES];
 	unsigned long points, trials; /* requested by this strategy */
 	double cost_s;                /* testbed-seconds requested by this strategy */
+	struct hx_seq seq;            /* what sequential testing added */
 	bool budget_exhausted;
 	unsigned n_notes;
 	char notes[HX_MAX_NOTES][160]; /* "undecided: ...", "unexplained symptom at ..." */
@@ -216,6 +252,52 @@ void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r);
 /* Effect of the cause: relative change at WITH vs WITHOUT, 95% interval (delta method). */
 void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
 		     const struct hx_point_result *without, struct hx_cause *c);
+
+/* ---- Support (hx_support.c) ------------------------------------------------------------ */
+/*
+ * A cause is reported only when the evidence supports it: its effect's 95% interval excludes
+ * zero in the symptom's direction (a bandwidth drop, a latency rise; for a cause whose trials
+ * all failed, failures significantly more frequent with it than without), the estimate is at
+ * least the plan's threshold, its confidence is at least the plan's min_confidence, and its
+ * cure is replicated (fresh trials show the symptom with it and none without it). Anything
+ * else is a suspect, with every reason that applies.
+ */
+/* Whether C (replicate already judged) is supported; WHY receives the reasons when not. */
+bool hx_cause_supported(const struct hx_plan *p, const struct hx_cause *c, char *why,
+			size_t len);
+/* Move every cause of A whose baseline drifted by the check after the analysis (o->drift)
+ * to A's suspects, with the reason "baseline drifted". */
+void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
+			    const struct hx_outcome *o);
+/* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */
+int hx_analysis_support(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
+			struct hx_analysis *a, struct scn_error *err);
+
+/* ---- Evidence (hx_evidence.c) ---------------------------------------------------------- */
+/*
+ * What `scalacn explain` shows, kept per cause in hx_cause.evidence (a JSON object built
+ * here, stored in the causes table, printed by the CLI): "stress_point", "isolation_point"
+ * (non-neutral plan dimensions), "baseline", "sensitivity" (each move: dimension, from, to,
+ * kind, sensitivity, lo, hi, candidate, why, moved), "candidates", "orders" (each: order,
+ * steps [{remove, result, mean, vs_baseline, p_vs_before, trial_ids}], kept), "with",
+ * "without", "replicate" {with, without, effect, lo, hi, replicated}; every point result as
+ * {mean, sd, n, failed, vs_baseline, trial_ids}.
+ */
+/* New JSON references. */
+struct json_object *hx_ev_point(const struct hx_plan *p, const struct gen_levels *l);
+struct json_object *hx_ev_result(const struct hx_point_result *r, const struct hx_point_result *base);
+struct json_object *hx_ev_lsa(const struct hx_plan *p, const struct hx_lsa *lsa,
+			      const struct hx_point_result *base);
+struct json_object *hx_ev_dims(const struct hx_plan *p, uint32_t bits);
+/* The evidence of a cause a search found at AT (brute, anneal): that point against the
+ * baseline, which is the point without it. */
+void hx_ev_found(struct hx_cause *c, const struct hx_plan *p, const char *strategy,
+		 const struct gen_levels *at, const struct hx_point_result *with,
+		 const struct hx_point_result *base);
+/* Set C's evidence KEY to V (taking V's reference; replaces an earlier one). */
+void hx_ev_set(struct hx_cause *c, const char *key, struct json_object *v);
+/* Release the evidence of every cause and suspect of A (A stays usable, without it). */
+void hx_analysis_release(struct hx_analysis *a);
 
 /* ---- Texts and the store ----------------------------------------------------------------- */
 

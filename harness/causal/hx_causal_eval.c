@@ -13,14 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-
 #include "harness/causal/hx_causal.h"
 #include "harness/plan/hx_plan.h"
 
 struct eval_entry {
 	uint64_t k1, k2;
 	struct hx_point_result *r; /* NULL: empty slot */
+	bool capped;               /* still undecided at max_repeats (counted once) */
 };
 
 /* Invariants: cap is a power of two; used <= cap / 2; every used slot has r != NULL. */
@@ -30,16 +29,18 @@ struct hx_eval {
 	void *ctx;
 	struct eval_entry *slots;
 	size_t cap, used;
-	unsigned long trials;
+	unsigned long points, trials; /* distinct points (replicates not counted), trials */
 	double cost_s;
+	struct hx_seq seq;            /* what sequential testing added */
 };
 
-static int runner_point(void *ctx, const struct gen_levels *l, const char *phase,
-			struct hx_point_result *out, double *cost_s, struct scn_error *err)
+static int runner_point(void *ctx, const struct gen_levels *l, const char *phase, int first,
+			unsigned repeats, struct hx_point_result *out, double *cost_s,
+			struct scn_error *err)
 {
 	struct hx_runner *r = ctx;
 	double before = r->cost_s;
-	int rc = hx_point_run(r, l, phase, out, err);
+	int rc = hx_point_extend(r, l, phase, first, repeats ? repeats : r->repeats, out, err);
 
 	*cost_s = r->cost_s - before;
 	return rc;
@@ -77,7 +78,7 @@ void hx_eval_free(struct hx_eval *e)
 
 unsigned long hx_eval_points(const struct hx_eval *e)
 {
-	return (unsigned long)e->used;
+	return e->points;
 }
 
 unsigned long hx_eval_trials(const struct hx_eval *e)
@@ -122,50 +123,131 @@ static int grow(struct hx_eval *e)
 	return 0;
 }
 
-int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
-		  const struct hx_point_result **out, struct scn_error *err)
+/* The memo slot of L (repaired into *RL) measured from repeat FIRST on; *FOUND when it holds
+ * a result already. */
+static int slot_for(struct hx_eval *e, const struct gen_levels *l, int first,
+		    struct gen_levels *rl, struct eval_entry **out, struct scn_error *err)
 {
-	struct gen_levels rl = *l;
 	char text[4096];
-	struct eval_entry *s;
 	uint64_t k1, k2;
-	double cost = 0;
 	size_t len;
-	int rc;
 
-	hx_causal_repair(&rl);
-	hx_point_text(&rl, text, sizeof(text));
+	*rl = *l;
+	hx_causal_repair(rl);
+	hx_point_text(rl, text, sizeof(text));
+	len = strlen(text);
+	snprintf(text + len, sizeof(text) - len, "#%d", first);
 	len = strlen(text);
 	k1 = gen_hash64(text, len, 0x5ca1ab1eULL);
 	k2 = gen_hash64(text, len, 0xc0ffee11ULL);
-	s = slot_of(e, k1, k2);
-	if (s->r) {
-		*out = s->r;
+	*out = slot_of(e, k1, k2);
+	if ((*out)->r)
 		return 0;
-	}
 	if ((e->used + 1) * 2 > e->cap) {
 		if (grow(e) < 0)
 			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
-		s = slot_of(e, k1, k2);
+		*out = slot_of(e, k1, k2);
 	}
-	s->r = malloc(sizeof(*s->r));
-	if (!s->r)
+	(*out)->k1 = k1;
+	(*out)->k2 = k2;
+	return 0;
+}
+
+/* Grow the result in slot S to REPEATS (0: the plan's) through the evaluation function. */
+static int measure(struct hx_eval *e, struct eval_entry *s, const struct gen_levels *rl,
+		   const char *phase, int first, unsigned repeats, struct scn_error *err)
+{
+	bool fresh = !s->r;
+	unsigned before;
+	double cost = 0;
+	int rc;
+
+	if (fresh && !(s->r = calloc(1, sizeof(*s->r))))
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
-	rc = e->fn(e->ctx, &rl, phase, s->r, &cost, err);
-	if (rc < 0) {
+	before = s->r->n;
+	rc = e->fn(e->ctx, rl, phase, first, repeats, s->r, &cost, err);
+	if (rc < 0 && fresh) {
 		free(s->r);
 		s->r = NULL;
-		return rc;
 	}
+	if (rc < 0)
+		return rc;
 	hx_causal_robust(s->r);
-	s->k1 = k1;
-	s->k2 = k2;
-	e->used++;
-	e->trials += s->r->n;
+	e->used += fresh;
+	e->points += fresh && first == 0;
+	e->trials += s->r->n - before;
 	e->cost_s += cost;
 	assert(e->used * 2 <= e->cap);
-	*out = s->r;
 	return 0;
+}
+
+static int eval_at(struct hx_eval *e, const struct gen_levels *l, const char *phase, int first,
+		   unsigned repeats, const struct hx_point_result **out, struct scn_error *err)
+{
+	struct gen_levels rl;
+	struct eval_entry *s;
+	int rc = slot_for(e, l, first, &rl, &s, err);
+
+	if (rc == 0 && (!s->r || (repeats && s->r->n < repeats)))
+		rc = measure(e, s, &rl, phase, first, repeats, err);
+	if (rc == 0)
+		*out = s->r;
+	return rc;
+}
+
+int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		  const struct hx_point_result **out, struct scn_error *err)
+{
+	return eval_at(e, l, phase, 0, 0, out, err);
+}
+
+int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
+		  const struct gen_levels *l, const char *phase, const struct hx_point_result **out,
+		  struct hx_symptom *s, struct scn_error *err)
+{
+	struct gen_levels rl;
+	struct eval_entry *slot;
+	unsigned next, before;
+	int rc = eval_at(e, l, phase, 0, 0, out, err);
+
+	if (rc < 0)
+		return rc;
+	before = (*out)->n;
+	hx_causal_judge(p, l->metric, base, *out, s, NULL);
+	while ((s->undecided || s->straddles) && (next = hx_seq_next(p, (*out)->n))) {
+		if ((rc = eval_at(e, l, phase, 0, next, out, err)) < 0)
+			return rc;
+		hx_causal_judge(p, l->metric, base, *out, s, NULL);
+	}
+	if ((*out)->n > before && before <= p->repeats) {
+		e->seq.points++;
+		e->seq.max_n = (*out)->n > e->seq.max_n ? (*out)->n : e->seq.max_n;
+	}
+	e->seq.trials += (*out)->n - before;
+	if ((s->undecided || s->straddles) && p->max_repeats > p->repeats &&
+	    slot_for(e, l, 0, &rl, &slot, err) == 0 &&
+	    slot->r && !slot->capped) {
+		slot->capped = true;
+		e->seq.undecided++;
+	}
+	return 0;
+}
+
+const struct hx_seq *hx_eval_seq(const struct hx_eval *e)
+{
+	return &e->seq;
+}
+
+int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		   unsigned repeats, const struct hx_point_result **out, struct scn_error *err)
+{
+	return eval_at(e, l, phase, 0, repeats, out, err);
+}
+
+int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+		      const struct hx_point_result **out, struct scn_error *err)
+{
+	return eval_at(e, l, phase, HX_REPLICATE_REPEAT, 0, out, err);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -186,7 +268,7 @@ void hx_causal_robust(struct hx_point_result *r)
 	double v[HX_MAX_REPEATS], dev[HX_MAX_REPEATS], keep[HX_MAX_REPEATS], med, mad;
 	size_t n = r->n, k = 0;
 
-	if (r->failed || n < 4)
+	if (r->failed || r->unusable || n < 4) /* every repeat measured */
 		return;
 	memcpy(v, r->x, n * sizeof(*v));
 	med = median(v, n);
@@ -200,37 +282,12 @@ void hx_causal_robust(struct hx_point_result *r)
 		hx_summarise(keep, k, &r->s);
 }
 
-/* 97.5% quantile of Student's t with the smaller sample's degrees of freedom. */
-static double t975(size_t a, size_t b)
-{
-	size_t n = a < b ? a : b;
-
-	return n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 12.7;
-}
-
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
 		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided)
 {
-	double thr = m == GEN_METRIC_BW ? -p->thresholds.bw_drop : p->thresholds.lat_rise;
-	double y = point->s.mean, y0 = base->s.mean, se, lo, hi, t;
-	bool beyond;
-
 	hx_symptom_judge(&p->thresholds, m, base, point, sym);
-	if (!undecided)
-		return;
-	*undecided = false;
-	if (sym->failed || !(y > 0) || !(y0 > 0))
-		return;
-	beyond = m == GEN_METRIC_BW ? sym->effect <= thr : sym->effect >= thr;
-	if (!beyond)
-		return;
-	se = sqrt((point->s.n ? point->s.sd * point->s.sd / ((double)point->s.n * y * y) : 0) +
-		  (base->s.n ? base->s.sd * base->s.sd / ((double)base->s.n * y0 * y0) : 0));
-	t = t975(point->s.n, base->s.n);
-	lo = exp(log(y / y0) - t * se) - 1;
-	hi = exp(log(y / y0) + t * se) - 1;
-	if (!sym->present || (lo < thr && thr < hi))
-		*undecided = true;
+	if (undecided)
+		*undecided = sym->undecided;
 }
 
 double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *base,
@@ -240,7 +297,7 @@ double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *ba
 
 	share = point->n ? (double)point->failed / (double)point->n : 0;
 	if (m == GEN_METRIC_BW)
-		return y0 > 0 && isfinite(y) ? 1.0 - y / y0 : 1.0;
+		return y0 > 0 && isfinite(y) ? share + (1.0 - share) * (1.0 - y / y0) : 1.0;
 	if (!(y0 > 0) || !isfinite(y))
 		return 10.0;
 	return y / y0 - 1.0 + 10.0 * share;

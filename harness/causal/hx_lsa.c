@@ -110,6 +110,7 @@ static int one_move(struct hx_eval *e, const struct hx_plan *p, const struct hx_
 	s->from = from;
 	s->to = to;
 	s->categorical = d->dim->kind == GEN_DIM_CATEGORICAL;
+	s->res = r_to;
 	if (toward) {
 		sensitivity(p, at->metric, to, from, r_to, r_at, s);
 		s->harm = hx_causal_degradation(at->metric, base, r_at) -

@@ -18,16 +18,13 @@
 #include <math.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "harness/causal/hx_causal.h"
 
-static bool persists(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
-		     const struct hx_point_result *r)
+static bool persists(const struct hx_symptom *s)
 {
-	struct hx_symptom s;
-	bool undecided = false;
-
-	hx_causal_judge(p, m, base, r, &s, &undecided);
-	return s.present || undecided;
+	return s->present || s->undecided;
 }
 
 /* Did removing a dimension change the metric beyond noise: a change in failed trials, a move
@@ -58,6 +55,24 @@ static void add_ids(struct hx_removal *ev, const struct hx_point_result *r)
 	}
 }
 
+/* Evidence: what removing NAME did (cured: the symptom went and the metric moved beyond
+ * noise; persisted; no change beyond noise), with the numbers and trials. */
+static void log_step(struct json_object *steps, const char *name, const struct hx_symptom *s,
+		     const struct hx_point_result *base, const struct hx_point_result *before,
+		     const struct hx_point_result *r, const struct hx_plan *p, enum gen_metric m)
+{
+	struct json_object *o = hx_ev_result(r, base);
+	const char *what = persists(s) ? (s->present ? "persisted" : "persisted (undecided)")
+			   : changed(p, m, base, before, r) ? "cured"
+							    : "no change beyond noise";
+	double pv = hx_welch_p(&before->s, &r->s);
+
+	json_object_object_add(o, "remove", json_object_new_string(name));
+	json_object_object_add(o, "result", json_object_new_string(what));
+	json_object_object_add(o, "p_vs_before", isfinite(pv) ? json_object_new_double(pv) : NULL);
+	json_object_array_add(steps, o);
+}
+
 int hx_removal_walk(struct hx_eval *e, const struct hx_plan *p,
 		    const struct hx_point_result *base, const struct gen_levels *at,
 		    const unsigned *order, unsigned n, uint32_t *kept, struct gen_levels *final,
@@ -74,14 +89,17 @@ int hx_removal_walk(struct hx_eval *e, const struct hx_plan *p,
 		const struct hx_plan_dim *d = &p->dims[order[k]];
 		const struct hx_point_result *r;
 		struct gen_levels l = cur;
+		struct hx_symptom s;
 
 		if (gen_levels_get(&cur, d->dim) == d->neutral)
 			continue;
 		gen_levels_set(&l, d->dim, d->neutral, NULL);
-		rc = hx_eval_point(e, &l, "removal", &r, err);
+		rc = hx_eval_judge(e, p, base, &l, "removal", &r, &s, err);
 		if (rc < 0)
 			return rc;
-		if (persists(p, at->metric, base, r) || !changed(p, at->metric, base, r_cur, r)) {
+		if (ev && ev->steps)
+			log_step(ev->steps, d->dim->name, &s, base, r_cur, r, p, at->metric);
+		if (persists(&s) || !changed(p, at->metric, base, r_cur, r)) {
 			cur = l;
 			r_cur = r;
 		} else {
@@ -140,11 +158,21 @@ int hx_removal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_p
 		n_orders = 1;
 	if (n_orders > 64)
 		n_orders = 64;
+	out->orders = json_object_new_array();
 	for (unsigned k = 0; k < n_orders; k++) {
+		struct json_object *o = json_object_new_object(), *names = json_object_new_array();
 		int rc;
 
 		hx_removal_order(cand, sens, k, seed, order, &n);
+		for (unsigned i = 0; i < n; i++)
+			json_object_array_add(names, json_object_new_string(p->dims[order[i]].dim->name));
+		json_object_object_add(o, "order", names);
+		out->steps = json_object_new_array();
+		json_object_object_add(o, "steps", out->steps);
+		json_object_array_add(out->orders, o);
 		rc = hx_removal_walk(e, p, base, at, order, n, &out->kept[k], NULL, out, err);
+		out->steps = NULL;
+		json_object_object_add(o, "kept", hx_ev_dims(p, out->kept[k]));
 		if (rc < 0)
 			return rc;
 		out->n_orders++;
@@ -165,4 +193,10 @@ int hx_removal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_p
 		}
 	}
 	return 0;
+}
+
+void hx_removal_release(struct hx_removal *r)
+{
+	json_object_put(r->orders);
+	r->orders = NULL;
 }

@@ -149,6 +149,7 @@ static int add_cause(struct anneal *s, const unsigned *x)
 	snprintf(c->class_, sizeof(c->class_), "%s", hx_symptom_class(&sym, c->members[0]));
 	hx_cause_effect(s->b->metric, r, &s->b->r, c);
 	hx_cause_add_ids(c, r);
+	hx_ev_found(c, s->p, "anneal", &l, r, &s->b->r);
 	return 0;
 }
 

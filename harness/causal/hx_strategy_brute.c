@@ -139,6 +139,7 @@ static void emit(struct brute *bf, const struct hx_outcome *o, unsigned b, struc
 		hx_cause_effect(base->metric, s->r, &base->r, c);
 		hx_cause_add_ids(c, s->r);
 		hx_cause_add_ids(c, &base->r);
+		hx_ev_found(c, bf->p, "brute", &s->at, s->r, &base->r);
 	}
 }
 

@@ -75,8 +75,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts
 	return hx_no_operands(cmd, argc, argv);
 }
 
-static int find_campaign(struct res_db *db, long long id, struct res_campaign *c,
-			 struct scn_error *err)
+int hx_find_campaign(struct res_db *db, long long id, struct res_campaign *c,
+		     struct scn_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	if (id > 0)
@@ -93,7 +93,7 @@ static int store_walls(struct res_db *db, int64_t campaign, const struct hx_outc
 		struct res_symptom s;
 		int rc;
 
-		if (!w->found)
+		if (!w->found && !w->slope)
 			continue;
 		hx_wall_symptom(w, campaign, &s);
 		if ((rc = res_symptom_put(db, &s, err)) < 0)
@@ -122,7 +122,7 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 		rc = res_open(o->db, false, &e->db, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = find_campaign(e->db, o->campaign, &e->c, err)) < 0)
+	if ((rc = hx_find_campaign(e->db, o->campaign, &e->c, err)) < 0)
 		return rc;
 	hx_provenance_warn("analyze", &e->c);
 	if ((rc = hx_plan_load(e->c.plan_path, &e->plan, err)) < 0) {
@@ -153,6 +153,22 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 	return 0;
 }
 
+/* The drift check after phase AFTER, as `run` made it. Without a testbed a campaign stored
+ * before drift checks existed has none: say so and go on. */
+static int analyze_drift(struct analyze_env *e, const char *after, struct scn_error *err)
+{
+	int rc = hx_phase_drift(&e->runner, e->plan, e->outcome, after, err);
+
+	if (rc < 0 && rc != -EINTR && !e->tb) {
+		fprintf(stderr, "scalacn analyze: no drift check after the %s in the store "
+			"(give --testbed to measure one)\n", after);
+		scn_error_clear(err);
+		e->outcome->n_checks++;
+		return 0;
+	}
+	return rc;
+}
+
 static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struct scn_error *err)
 {
 	int rc;
@@ -165,6 +181,10 @@ static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struc
 	rc = hx_phase_baseline(&e->runner, e->plan, e->outcome, err);
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, e->outcome, err);
+	if (rc == 0)
+		rc = analyze_drift(e, "walls", err);
+	if (rc == 0)
+		rc = analyze_drift(e, "criteria", err);
 	if (rc == 0) {
 		struct hx_eval *ev;
 
@@ -173,6 +193,8 @@ static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struc
 		rc = hx_causal_run(ev, e->plan, e->outcome,
 				   o->has_strategy ? o->strategy : e->plan->strategy, e->a, err);
 		hx_eval_free(ev);
+		if (rc == 0 && (rc = analyze_drift(e, "analysis", err)) == 0)
+			hx_analysis_mark_drift(e->a, e->plan, e->outcome);
 	}
 	if (rc < 0 && rc != -EDQUOT) {
 		if (!e->tb)
@@ -213,6 +235,8 @@ int hx_cmd_analyze(int argc, char **argv)
 			json_object_object_add(root, "measured",
 					       json_object_new_int64((int64_t)e.runner.measured));
 			json_object_object_add(root, "causes", hx_analysis_json(e.a));
+			json_object_object_add(root, "suspects", hx_analysis_suspects_json(e.a));
+			json_object_object_add(root, "sequential", hx_seq_json(&e.a->seq));
 			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 			json_object_put(root);
 		} else {
@@ -224,6 +248,8 @@ int hx_cmd_analyze(int argc, char **argv)
 	}
 	hx_runner_release(&e.runner);
 	free(e.outcome);
+	if (e.a)
+		hx_analysis_release(e.a);
 	free(e.a);
 	tb_close(e.tb);
 	res_close(e.db);
@@ -235,12 +261,12 @@ int hx_cmd_analyze(int argc, char **argv)
 /* ---- causes ----------------------------------------------------------------------------- */
 
 struct causes_ctx {
-	struct json_object *arr;
-	unsigned n;
+	struct json_object *causes, *suspects;
+	bool suspect_pass; /* false: print the supported rows, true: the suspects */
+	unsigned n, index, n_suspects;
 };
 
-/* VALUE of "KEY=VALUE" in a "; "-separated detail text. */
-static const char *detail_get(const char *detail, const char *key, char *buf, size_t len)
+const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t len)
 {
 	const char *p = strstr(detail, key);
 	size_t n;
@@ -254,57 +280,126 @@ static const char *detail_get(const char *detail, const char *key, char *buf, si
 	return buf;
 }
 
-static int print_cause(const struct res_cause *c, void *ctx)
+static struct json_object *cause_row_json(const struct res_cause *c, unsigned index)
 {
-	struct causes_ctx *x = ctx;
-	char verb[16], metric[16], cls[24], walls[256], strat[16];
+	struct json_object *o = json_object_new_object();
+	char verb[16], metric[16], cls[24], strat[16];
+
+	hx_detail_get(c->detail, "verb=", verb, sizeof(verb));
+	hx_detail_get(c->detail, "metric=", metric, sizeof(metric));
+	hx_detail_get(c->detail, "class=", cls, sizeof(cls));
+	hx_detail_get(c->detail, "strategy=", strat, sizeof(strat));
+	json_object_object_add(o, "index", json_object_new_int((int)index));
+	json_object_object_add(o, "id", json_object_new_int64(c->id));
+	json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
+	json_object_object_add(o, "verb", json_object_new_string(verb));
+	json_object_object_add(o, "metric", json_object_new_string(metric));
+	json_object_object_add(o, "members", json_object_new_string(c->members));
+	json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
+	json_object_object_add(o, "effect", json_object_new_double(c->effect));
+	json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
+	json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
+	json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+	json_object_object_add(o, "class", json_object_new_string(cls));
+	json_object_object_add(o, "strategy", json_object_new_string(strat));
+	json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
+	json_object_object_add(o, "supported", json_object_new_boolean(c->supported));
+	if (!c->supported)
+		json_object_object_add(o, "why", json_object_new_string(c->reason));
+	json_object_object_add(o, "detail", json_object_new_string(c->detail));
+	return o;
+}
+
+static void print_row(const struct res_cause *c, unsigned index)
+{
+	char verb[16], metric[16], cls[24], walls[256], effect[48];
 	unsigned ids = c->trial_ids[0] ? 1 : 0;
 
 	for (const char *p = c->trial_ids; *p; p++)
 		ids += *p == ',';
-	detail_get(c->detail, "verb=", verb, sizeof(verb));
-	detail_get(c->detail, "metric=", metric, sizeof(metric));
-	detail_get(c->detail, "class=", cls, sizeof(cls));
-	detail_get(c->detail, "walls=", walls, sizeof(walls));
-	detail_get(c->detail, "strategy=", strat, sizeof(strat));
-	if (x->arr) {
-		struct json_object *o = json_object_new_object();
+	hx_detail_get(c->detail, "verb=", verb, sizeof(verb));
+	hx_detail_get(c->detail, "metric=", metric, sizeof(metric));
+	hx_detail_get(c->detail, "class=", cls, sizeof(cls));
+	hx_detail_get(c->detail, "walls=", walls, sizeof(walls));
+	/* no number to show when every trial at the cause's point failed (timeouts, ...) */
+	if (strstr(c->detail, "effect: trials failed"))
+		snprintf(effect, sizeof(effect), "%8s %20s", "failed", "");
+	else
+		snprintf(effect, sizeof(effect), "%+7.1f%% [%+6.1f%%, %+6.1f%%]", 100 * c->effect,
+			 100 * c->effect_lo, 100 * c->effect_hi);
+	printf("%3u %5lld %-5s %-3s %-34s %10.6g %s %5.2f %-12s %4u  %s%s\n", index,
+	       (long long)c->id, verb, metric, c->members, c->wall_level, effect, c->confidence,
+	       c->supported ? cls : "", ids, c->supported ? walls : c->reason,
+	       strstr(c->detail, "undecided") ? " (undecided)" : "");
+}
 
-		json_object_object_add(o, "id", json_object_new_int64(c->id));
-		json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
-		json_object_object_add(o, "verb", json_object_new_string(verb));
-		json_object_object_add(o, "metric", json_object_new_string(metric));
-		json_object_object_add(o, "members", json_object_new_string(c->members));
-		json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
-		json_object_object_add(o, "effect", json_object_new_double(c->effect));
-		json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
-		json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
-		json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
-		json_object_object_add(o, "class", json_object_new_string(cls));
-		json_object_object_add(o, "strategy", json_object_new_string(strat));
-		json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
-		json_object_object_add(o, "detail", json_object_new_string(c->detail));
-		json_object_array_add(x->arr, o);
-	} else if (strstr(c->detail, "effect: trials failed")) {
-		/* no number to show: every trial at the cause's point failed (timeouts, ...) */
-		printf("%5lld %-5s %-3s %-34s %10.6g %8s %20s %5.2f %-12s %4u  %s%s\n",
-		       (long long)c->id, verb, metric, c->members, c->wall_level, "failed", "",
-		       c->confidence, cls, ids, walls,
-		       strstr(c->detail, "undecided") ? " (undecided)" : "");
-	} else {
-		printf("%5lld %-5s %-3s %-34s %10.6g %+7.1f%% [%+6.1f%%, %+6.1f%%] %5.2f %-12s %4u  %s%s\n",
-		       (long long)c->id, verb, metric, c->members, c->wall_level, 100 * c->effect,
-		       100 * c->effect_lo, 100 * c->effect_hi, c->confidence, cls, ids, walls,
-		       strstr(c->detail, "undecided") ? " (undecided)" : "");
-	}
+/* Rows in id order: the supported ones first (as stored), then the suspects; INDEX numbers
+ * them across both, the number `scalacn explain` takes. */
+static int each_row(const struct res_cause *c, void *ctx)
+{
+	struct causes_ctx *x = ctx;
+
+	x->index++;
+	if (c->supported == x->suspect_pass)
+		return 0;
+	if (x->causes)
+		json_object_array_add(c->supported ? x->causes : x->suspects,
+				      cause_row_json(c, x->index));
+	else
+		print_row(c, x->index);
 	x->n++;
 	return 0;
+}
+
+static int count_suspects(const struct res_cause *c, void *ctx)
+{
+	((struct causes_ctx *)ctx)->n_suspects += !c->supported;
+	return 0;
+}
+
+#define ROW_HEADER "%3s %5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n"
+
+static int print_causes(struct res_db *db, const struct res_campaign *c, bool json,
+			struct scn_error *err)
+{
+	struct causes_ctx x = { 0 };
+	struct json_object *root = NULL;
+	int rc;
+
+	if (json) {
+		root = json_object_new_object();
+		x.causes = json_object_new_array();
+		x.suspects = json_object_new_array();
+		json_object_object_add(root, "campaign", json_object_new_int64(c->id));
+		json_object_object_add(root, "causes", x.causes);
+		json_object_object_add(root, "suspects", x.suspects);
+	} else {
+		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
+		       c->plan_path, c->rnic_model, "#", "id", "verb", "met", "members", "wall",
+		       "effect", "95% interval", "conf", "class", "ids", "walls");
+	}
+	rc = res_cause_each(db, c->id, count_suspects, &x, err);
+	if (rc == 0)
+		rc = res_cause_each(db, c->id, each_row, &x, err);
+	if (rc == 0 && !json && x.n == 0)
+		printf(x.n_suspects ? "  none\n" : "  none stored (run 'scalacn analyze' first)\n");
+	if (rc == 0 && !json && x.n_suspects)
+		printf("Suspects (not supported by the evidence; not causes):\n" ROW_HEADER, "#", "id",
+		       "verb", "met", "members", "wall", "effect", "95% interval", "conf", "",
+		       "ids", "why not a cause");
+	x.suspect_pass = true;
+	x.index = 0;
+	if (rc == 0)
+		rc = res_cause_each(db, c->id, each_row, &x, err);
+	if (rc == 0 && json)
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	json_object_put(root);
+	return rc;
 }
 
 int hx_cmd_causes(int argc, char **argv)
 {
 	struct causal_opts o;
-	struct causes_ctx x = { 0 };
 	struct res_campaign c;
 	struct res_db *db = NULL;
 	struct scn_error err;
@@ -315,22 +410,11 @@ int hx_cmd_causes(int argc, char **argv)
 	scn_error_clear(&err);
 	rc = res_open_ro(o.db, &db, &err);
 	if (rc == 0)
-		rc = find_campaign(db, o.campaign, &c, &err);
+		rc = hx_find_campaign(db, o.campaign, &c, &err);
 	if (rc == 0)
 		hx_provenance_warn("causes", &c);
-	if (rc == 0 && o.json)
-		x.arr = json_object_new_array();
-	if (rc == 0 && !o.json)
-		printf("Causes of campaign %lld (%s, %s):\n%5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n",
-		       (long long)c.id, c.plan_path, c.rnic_model, "id", "verb", "met", "members",
-		       "wall", "effect", "95% interval", "conf", "class", "ids", "walls");
 	if (rc == 0)
-		rc = res_cause_each(db, c.id, print_cause, &x, &err);
-	if (rc == 0 && o.json)
-		printf("%s\n", json_object_to_json_string_ext(x.arr, JSON_C_TO_STRING_PRETTY));
-	else if (rc == 0 && x.n == 0)
-		printf("  none stored (run 'scalacn analyze' first)\n");
-	json_object_put(x.arr);
+		rc = print_causes(db, &c, o.json, &err);
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }

@@ -123,14 +123,14 @@ static void print_table(const struct cmp_env *e, FILE *out)
 	const struct hx_analysis *b = e->a[0], *c = e->a[1], *an = e->a[2];
 
 	fprintf(out, "Strategies on %s (%s), one trial cache:\n", e->plan->name, e->tb_path);
-	fprintf(out, "  %-8s %9s %9s %12s %7s %6s %7s %14s\n", "strategy", "points", "trials",
-		"testbed-h", "causes", "false", "missed", "cost vs brute");
+	fprintf(out, "  %-8s %9s %9s %12s %7s %6s %7s %8s %14s\n", "strategy", "points", "trials",
+		"testbed-h", "causes", "false", "missed", "suspects", "cost vs brute");
 	for (unsigned k = 0; k < 3; k++) {
 		const struct hx_analysis *a = e->a[k];
 
-		fprintf(out, "  %-8s %9lu %9lu %12.3f %7u %6u %7u %13.4fx\n",
+		fprintf(out, "  %-8s %9lu %9lu %12.3f %7u %6u %7u %8u %13.4fx\n",
 			hx_strategy_name(order[k]), a->points, a->trials, a->cost_s / 3600,
-			a->n_causes, e->false_causes[k], e->missed[k],
+			a->n_causes, e->false_causes[k], e->missed[k], a->n_suspects,
 			b->cost_s > 0 ? a->cost_s / b->cost_s : 0);
 	}
 	fprintf(out, "cct: %.1fx fewer testbed-hours than brute force, %.1fx fewer than anneal; "
@@ -159,6 +159,7 @@ static void print_json(const struct cmp_env *e, FILE *out)
 				       json_object_new_double(e->a[0]->cost_s > 0
 							      ? a->cost_s / e->a[0]->cost_s : 0));
 		json_object_object_add(o, "causes", hx_analysis_json(a));
+		json_object_object_add(o, "suspects", hx_analysis_suspects_json(a));
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "plan", json_object_new_string(e->plan->name));
@@ -234,8 +235,11 @@ int hx_cmd_compare(int argc, char **argv)
 		print_json(&e, stdout);
 	else if (rc == 0)
 		print_table(&e, stdout);
-	for (unsigned k = 0; k < 3; k++)
+	for (unsigned k = 0; k < 3; k++) {
+		if (e.a[k])
+			hx_analysis_release(e.a[k]);
 		free(e.a[k]);
+	}
 	tb_close(e.tb);
 	res_close(e.db);
 	res_unlock(e.lock);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hx_causal_print: an analysis (harness/causal/hx_causal.h) as a table for people and as a
- * JSON array of causes for programs. Reads the analysis record, never changes it.
+ * hx_causal_print: an analysis (harness/causal/hx_causal.h) as tables for people (causes, then
+ * the suspects apart with why each is not a cause) and as JSON arrays for programs ("causes"
+ * and "suspects"). Reads the analysis record, never changes it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,30 @@
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
 
+static void cause_line(const struct hx_cause *c, bool suspect, FILE *out)
+{
+	char members[128], walls[256], ci[40];
+
+	hx_cause_members_text(c, members, sizeof(members));
+	hx_cause_walls_text(c, walls, sizeof(walls));
+	if (isfinite(c->effect_lo))
+		snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", 100 * c->effect_lo, 100 * c->effect_hi);
+	else /* no effect size: the failures are the evidence */
+		snprintf(ci, sizeof(ci), "%u/%u trials", c->failed_with, c->n_with);
+	fprintf(out, "  %-5s %-3s %-34s ", topo_verb_name(c->verb), hx_metric_name(c->metric),
+		members);
+	if (isfinite(c->effect))
+		fprintf(out, "%+7.1f%% ", 100 * c->effect);
+	else
+		fprintf(out, "%8s ", "failed");
+	fprintf(out, "%-17s %5.2f ", ci, c->confidence);
+	if (suspect)
+		fprintf(out, "%s\n", c->why);
+	else
+		fprintf(out, "%-12s %s%s\n", c->class_[0] ? c->class_ : "unclassified", walls,
+			c->undecided ? " (undecided: more repeats needed)" : "");
+}
+
 void hx_analysis_print(const struct hx_analysis *a, FILE *out)
 {
 	fprintf(out, "Causes (%s: %lu points, %lu trials, %.3f testbed-hours):\n",
@@ -22,27 +47,19 @@ void hx_analysis_print(const struct hx_analysis *a, FILE *out)
 	else
 		fprintf(out, "  %-5s %-3s %-34s %8s %-17s %5s %-12s %s\n", "verb", "met", "members",
 			"effect", "95% interval", "conf", "class", "walls");
-	for (unsigned i = 0; i < a->n_causes; i++) {
-		const struct hx_cause *c = &a->causes[i];
-		char members[128], walls[256], ci[40];
-
-		hx_cause_members_text(c, members, sizeof(members));
-		hx_cause_walls_text(c, walls, sizeof(walls));
-		if (isfinite(c->effect_lo))
-			snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", 100 * c->effect_lo,
-				 100 * c->effect_hi);
-		else
-			snprintf(ci, sizeof(ci), "-");
-		fprintf(out, "  %-5s %-3s %-34s ", topo_verb_name(c->verb), hx_metric_name(c->metric),
-			members);
-		if (isfinite(c->effect))
-			fprintf(out, "%+7.1f%% ", 100 * c->effect);
-		else
-			fprintf(out, "%8s ", "failed");
-		fprintf(out, "%-17s %5.2f %-12s %s%s\n", ci, c->confidence,
-			c->class_[0] ? c->class_ : "unclassified", walls,
-			c->undecided ? " (undecided: more repeats needed)" : "");
+	for (unsigned i = 0; i < a->n_causes; i++)
+		cause_line(&a->causes[i], false, out);
+	if (a->n_suspects) {
+		fprintf(out, "Suspects (not supported by the evidence; not causes):\n");
+		fprintf(out, "  %-5s %-3s %-34s %8s %-17s %5s %s\n", "verb", "met", "members",
+			"effect", "95% interval", "conf", "why not a cause");
 	}
+	for (unsigned i = 0; i < a->n_suspects; i++)
+		cause_line(&a->suspects[i], true, out);
+	if (a->seq.points)
+		fprintf(out, "  sequential testing: %lu points needed more repeats (up to %u), %lu "
+			"extra trials; %lu still undecided at max_repeats\n", a->seq.points,
+			a->seq.max_n, a->seq.trials, a->seq.undecided);
 	for (unsigned i = 0; i < a->n_notes; i++)
 		fprintf(out, "  note: %s\n", a->notes[i]);
 	if (a->budget_exhausted)
@@ -54,37 +71,65 @@ static struct json_object *num(double x)
 	return isfinite(x) ? json_object_new_double(x) : NULL;
 }
 
+static struct json_object *cause_json(const struct hx_cause *c, bool suspect)
+{
+	struct json_object *o = json_object_new_object(), *m = json_object_new_array();
+	struct json_object *w = json_object_new_array(), *g = json_object_new_array();
+	struct json_object *ids = json_object_new_array();
+
+	for (unsigned k = 0; k < c->n_members; k++) {
+		json_object_array_add(m, json_object_new_string(c->members[k]->name));
+		json_object_array_add(w, num(c->wall[k]));
+		json_object_array_add(g, num(c->last_good[k]));
+	}
+	for (unsigned k = 0; k < c->n_ids; k++)
+		json_object_array_add(ids, json_object_new_int64(c->ids[k]));
+	json_object_object_add(o, "verb", json_object_new_string(topo_verb_name(c->verb)));
+	json_object_object_add(o, "metric", json_object_new_string(hx_metric_name(c->metric)));
+	json_object_object_add(o, "members", m);
+	json_object_object_add(o, "walls", w);
+	json_object_object_add(o, "last_good", g);
+	json_object_object_add(o, "effect", num(c->effect));
+	json_object_object_add(o, "effect_lo", num(c->effect_lo));
+	json_object_object_add(o, "effect_hi", num(c->effect_hi));
+	json_object_object_add(o, "failed", json_object_new_int((int)c->failed_with));
+	json_object_object_add(o, "trials", json_object_new_int((int)c->n_with));
+	json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+	json_object_object_add(o, "kind", json_object_new_string(c->kind));
+	json_object_object_add(o, "class", json_object_new_string(c->class_));
+	json_object_object_add(o, "undecided", json_object_new_boolean(c->undecided));
+	json_object_object_add(o, "replicated", json_object_new_boolean(c->replicated));
+	if (suspect)
+		json_object_object_add(o, "why", json_object_new_string(c->why));
+	json_object_object_add(o, "trial_ids", ids);
+	return o;
+}
+
 struct json_object *hx_analysis_json(const struct hx_analysis *a)
 {
 	struct json_object *arr = json_object_new_array();
 
-	for (unsigned i = 0; i < a->n_causes; i++) {
-		const struct hx_cause *c = &a->causes[i];
-		struct json_object *o = json_object_new_object(), *m = json_object_new_array();
-		struct json_object *w = json_object_new_array(), *g = json_object_new_array();
-		struct json_object *ids = json_object_new_array();
-
-		for (unsigned k = 0; k < c->n_members; k++) {
-			json_object_array_add(m, json_object_new_string(c->members[k]->name));
-			json_object_array_add(w, num(c->wall[k]));
-			json_object_array_add(g, num(c->last_good[k]));
-		}
-		for (unsigned k = 0; k < c->n_ids; k++)
-			json_object_array_add(ids, json_object_new_int64(c->ids[k]));
-		json_object_object_add(o, "verb", json_object_new_string(topo_verb_name(c->verb)));
-		json_object_object_add(o, "metric", json_object_new_string(hx_metric_name(c->metric)));
-		json_object_object_add(o, "members", m);
-		json_object_object_add(o, "walls", w);
-		json_object_object_add(o, "last_good", g);
-		json_object_object_add(o, "effect", num(c->effect));
-		json_object_object_add(o, "effect_lo", num(c->effect_lo));
-		json_object_object_add(o, "effect_hi", num(c->effect_hi));
-		json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
-		json_object_object_add(o, "kind", json_object_new_string(c->kind));
-		json_object_object_add(o, "class", json_object_new_string(c->class_));
-		json_object_object_add(o, "undecided", json_object_new_boolean(c->undecided));
-		json_object_object_add(o, "trial_ids", ids);
-		json_object_array_add(arr, o);
-	}
+	for (unsigned i = 0; i < a->n_causes; i++)
+		json_object_array_add(arr, cause_json(&a->causes[i], false));
 	return arr;
+}
+
+struct json_object *hx_analysis_suspects_json(const struct hx_analysis *a)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (unsigned i = 0; i < a->n_suspects; i++)
+		json_object_array_add(arr, cause_json(&a->suspects[i], true));
+	return arr;
+}
+
+struct json_object *hx_seq_json(const struct hx_seq *q)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "points", json_object_new_int64((int64_t)q->points));
+	json_object_object_add(o, "extra_trials", json_object_new_int64((int64_t)q->trials));
+	json_object_object_add(o, "max_repeats_used", json_object_new_int((int)q->max_n));
+	json_object_object_add(o, "undecided", json_object_new_int64((int64_t)q->undecided));
+	return o;
 }

@@ -65,6 +65,12 @@ struct res_campaign;
  * changed since the campaign ran (hx_provenance_changed). */
 void hx_provenance_warn(const char *cmd, const struct res_campaign *c);
 
+/* The campaign ID of DB (<= 0: the newest) into *C (cmd_causal.c). */
+int hx_find_campaign(struct res_db *db, long long id, struct res_campaign *c,
+		     struct scn_error *err);
+/* VALUE of "KEY=VALUE" in a "; "-separated detail text (a stored cause's detail), into BUF. */
+const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t len);
+
 /* Commands (each in its own cmd_*.c). */
 int hx_cmd_enumerate(int argc, char **argv);
 int hx_cmd_measure(int argc, char **argv);
@@ -76,6 +82,7 @@ int hx_cmd_export_csv(int argc, char **argv);
 int hx_cmd_perftest(int argc, char **argv); /* cmd_perftest.c */
 int hx_cmd_analyze(int argc, char **argv);  /* cmd_causal.c */
 int hx_cmd_causes(int argc, char **argv);
+int hx_cmd_explain(int argc, char **argv);  /* cmd_explain.c */
 int hx_cmd_compare(int argc, char **argv);  /* cmd_compare.c */
 int hx_cmd_fit(int argc, char **argv);      /* cmd_fit.c */
 int hx_cmd_models(int argc, char **argv);

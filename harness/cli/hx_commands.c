@@ -82,6 +82,19 @@ const struct hx_command hx_commands[] = {
 	  "level where its wall starts, effect with 95% interval, confidence (share of removal\n"
 	  "orders that kept it), symptom class (S1..S8 or unclassified) and evidence trials.\n",
 	  hx_cmd_causes },
+	{ "explain", "show the evidence behind a cause (or every cause of a campaign)",
+	  "usage: scalacn explain [--db FILE] [--campaign ID] [--json] [CAUSE_INDEX]\n\n"
+	  "For each cause of a campaign (or the one numbered CAUSE_INDEX, the # column of\n"
+	  "'scalacn causes'; suspects included): the stress point and where the cause was\n"
+	  "isolated, the baseline, each dimension's normalised sensitivity with its 95%\n"
+	  "interval (candidate or not, and why), each removal order with what each removal did\n"
+	  "(cured, persisted, no change beyond noise: the numbers), the points with and without\n"
+	  "the cause, the replicate, whether it is supported and why not, and the trial ids\n"
+	  "behind each statement. Reads the database only.\n\n"
+	  "  --db FILE        results database (default: scalacn.db)\n"
+	  "  --campaign ID    campaign (default: the newest)\n"
+	  "  --json           the same as JSON: [{index, id, ..., evidence: {...}}]\n",
+	  hx_cmd_explain },
 	{ "compare", "compare the cct, brute and anneal strategies on a plan",
 	  "usage: scalacn compare PLAN [--testbed FILE] [--db FILE] [--json]\n\n"
 	  "Runs brute force (full factorial), cct and simulated annealing on the same testbed\n"

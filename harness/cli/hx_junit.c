@@ -95,7 +95,11 @@ static void wall_cases(FILE *f, const struct hx_plan *p, const struct hx_outcome
 			continue;
 		snprintf(name, sizeof(name), "no wall in range: %s (%s %s)", w->dim->name,
 			 topo_verb_name(w->verb), w->metric == GEN_METRIC_LAT ? "lat" : "bw");
-		if (isfinite(w->effect))
+		if (w->slope)
+			snprintf(msg, sizeof(msg), "slope along %s: %+.1f%% per doubling, reaches the "
+				 "threshold near %s, %s %s", w->dim->name, 100.0 * w->slope_per_doubling,
+				 hx_level_text(w->dim, w->crossing, lv, sizeof(lv)), w->class_, w->kind);
+		else if (isfinite(w->effect))
 			snprintf(msg, sizeof(msg), "wall at %s = %s: %+.1f%% (p = %.2g), %s %s",
 				 w->dim->name, hx_level_text(w->dim, w->level, lv, sizeof(lv)),
 				 100.0 * w->effect, w->p_value, w->class_, w->kind);

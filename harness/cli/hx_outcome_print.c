@@ -31,10 +31,41 @@ static void print_baselines(const struct hx_outcome *o, FILE *out)
 	for (unsigned i = 0; i < o->n_baselines; i++) {
 		const struct hx_baseline *b = &o->baselines[i];
 
-		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats)\n", topo_verb_name(b->verb),
-			metric_name(b->metric), b->r.s.mean, metric_unit(b->metric), b->r.s.ci95,
-			b->r.s.n);
+		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats, cv %.1f%%)\n",
+			topo_verb_name(b->verb), metric_name(b->metric), b->r.s.mean,
+			metric_unit(b->metric), b->r.s.ci95, b->r.s.n, 100 * o->noise[i].cv);
 	}
+}
+
+/* A baseline too noisy for the plan's thresholds: said before any wall or cause. */
+static void print_noise(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+{
+	for (unsigned i = 0; i < o->n_baselines; i++) {
+		const struct hx_noise *n = &o->noise[i];
+		char need[64];
+
+		if (!n->too_noisy)
+			continue;
+		if (n->repeats_needed)
+			snprintf(need, sizeof(need), "about %u repeats per point", n->repeats_needed);
+		else
+			snprintf(need, sizeof(need), "more repeats than any campaign can run");
+		fprintf(out, "Warning: the testbed is too noisy for this plan: %s %s varies by cv "
+			"%.1f%% between repeats; with %u repeats the smallest change it can show is "
+			"%.0f%% (threshold %.0f%%): %s would be needed (repeats or max_repeats)\n",
+			topo_verb_name(o->baselines[i].verb), metric_name(o->baselines[i].metric),
+			100 * n->cv, p->max_repeats, 100 * n->mde, 100 * n->threshold, need);
+	}
+}
+
+static void print_seq(const char *what, const struct hx_plan *p, const struct hx_seq *q,
+		      FILE *out)
+{
+	if (p->max_repeats <= p->repeats)
+		return;
+	fprintf(out, "%s%lu points needed more repeats than %u (up to %u of max_repeats %u), "
+		"%lu extra trials; %lu still undecided at max_repeats\n", what, q->points,
+		p->repeats, q->max_n, p->max_repeats, q->trials, q->undecided);
 }
 
 static void print_enum(const struct hx_outcome *o, FILE *out)
@@ -49,32 +80,87 @@ static void print_enum(const struct hx_outcome *o, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* The change at a wall: the effect of the usable values, the failure rate when trials
+ * failed ("failed 3/3" when none measured anything). */
+static const char *change_text(const struct hx_wall *w, char *buf, size_t len)
+{
+	if (!isfinite(w->effect))
+		snprintf(buf, len, "failed %u/%u", w->failed, w->n);
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * w->effect);
+	return buf;
+}
+
+static void print_slope(const struct hx_wall *w, FILE *out)
+{
+	char lv[32], max[32];
+
+	fprintf(out, "slope %+.1f%%/doubling [%+.1f%%, %+.1f%%], reaches the threshold near %s "
+		"(fit over %u trials up to %s)%s\n",
+		100 * w->slope_per_doubling, 100 * w->slope_lo, 100 * w->slope_hi,
+		hx_level_text(w->dim, w->crossing, lv, sizeof(lv)), w->slope_points,
+		hx_level_text(w->dim, w->max_tried, max, sizeof(max)),
+		w->in_range ? "  << inside qualified range" : "");
+}
+
 static void print_wall(const struct hx_wall *w, FILE *out)
 {
-	char lv[32], good[32], max[32], change[16];
+	char lv[32], good[32], max[32], change[24];
 
 	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
 		metric_name(w->metric));
-	if (!w->found) {
-		fprintf(out, "no wall up to %s%s%s\n",
-			hx_level_text(w->dim, w->max_tried, max, sizeof(max)), w->note[0] ? "; " : "",
-			w->note);
-		return;
+	if (w->slope) {
+		print_slope(w, out);
+	} else if (!w->found) {
+		fprintf(out, "no wall up to %s\n", hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
+	} else {
+		fprintf(out, "%9s %9s %10s %8.2g  %-4s %-11s%s\n",
+			hx_level_text(w->dim, w->level, lv, sizeof(lv)),
+			hx_level_text(w->dim, w->last_good, good, sizeof(good)),
+			change_text(w, change, sizeof(change)), w->p_value, w->class_, w->kind,
+			w->in_range ? "  << inside qualified range" : "");
 	}
-	if (isfinite(w->effect))
-		snprintf(change, sizeof(change), "%+8.1f%%", 100.0 * w->effect);
-	else
-		snprintf(change, sizeof(change), "%9s", "failed");
-	fprintf(out, "%9s %9s %9s %8.2g  %-4s %-11s%s\n",
-		hx_level_text(w->dim, w->level, lv, sizeof(lv)),
-		hx_level_text(w->dim, w->last_good, good, sizeof(good)), change, w->p_value,
-		w->class_, w->kind, w->in_range ? "  << inside qualified range" : "");
+	if (w->drifted)
+		fprintf(out, "  %-20s %-5s %-3s   judged against a baseline that drifted (see Drift)\n",
+			"", "", "");
+	if (w->note[0])
+		fprintf(out, "  %-20s %-5s %-3s   note: %s\n", "", "", "", w->note);
+}
+
+/* Each baseline's checks on one line: the change after each phase, DRIFTED where it moved
+ * beyond the noise by half the threshold or more. */
+static void print_drift(const struct hx_outcome *o, FILE *out)
+{
+	if (!o->n_drift)
+		return;
+	fprintf(out, "Drift (the baseline measured again after each phase):\n");
+	for (unsigned b = 0; b < o->n_baselines; b++) {
+		bool any = false;
+
+		fprintf(out, "  %-5s %-3s", topo_verb_name(o->baselines[b].verb),
+			metric_name(o->baselines[b].metric));
+		for (unsigned i = 0; i < o->n_drift; i++) {
+			const struct hx_drift *d = &o->drift[i];
+
+			if (d->baseline != b)
+				continue;
+			if (isfinite(d->change))
+				fprintf(out, "  after %s %+.1f%%", d->after, 100 * d->change);
+			else
+				fprintf(out, "  after %s failed %u/%u", d->after, d->failed, d->n);
+			if (d->drifted)
+				fprintf(out, " (p %.2g) DRIFTED", d->p_value);
+			any |= d->drifted;
+		}
+		fprintf(out, "%s\n", any ? ": decisions of those phases are marked"
+				       : ": no drift beyond the noise");
+	}
 }
 
 static void print_walls(const struct hx_outcome *o, FILE *out)
 {
 	fprintf(out, "Walls (first symptomatic level after bisection):\n");
-	fprintf(out, "  %-20s %-5s %-3s %9s %9s %9s %8s  %-4s %s\n", "dimension", "verb", "m",
+	fprintf(out, "  %-20s %-5s %-3s %9s %9s %10s %8s  %-4s %s\n", "dimension", "verb", "m",
 		"wall at", "last good", "change", "p", "class", "symptom");
 	for (unsigned i = 0; i < o->n_walls; i++)
 		print_wall(&o->walls[i], out);
@@ -98,9 +184,10 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 				p->criteria[i].name, c->status);
 			continue;
 		}
-		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)\n",
+		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)%s\n",
 			c->pass ? "PASS" : "FAIL", p->criteria[i].name, c->ratio, c->value,
-			c->baseline, metric_unit(p->criteria[i].metric), c->status);
+			c->baseline, metric_unit(p->criteria[i].metric), c->status,
+			c->drifted ? " (baseline drifted)" : "");
 	}
 }
 
@@ -109,14 +196,17 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	unsigned failed = 0, in_range = 0, found = 0;
 
 	print_baselines(o, out);
+	print_noise(p, o, out);
 	print_enum(o, out);
 	print_walls(o, out);
+	print_seq("Sequential testing in the wall search: ", p, &o->seq, out);
 	print_criteria(p, o, out);
+	print_drift(o, out);
 	hx_analysis_print(o->analysis, out);
 	for (unsigned i = 0; i < p->n_criteria; i++)
 		failed += !o->criteria[i].pass;
 	for (unsigned i = 0; i < o->n_walls; i++) {
-		found += o->walls[i].found;
+		found += o->walls[i].found || o->walls[i].slope;
 		in_range += o->walls[i].in_range;
 	}
 	fprintf(out, "Trials: %lu (%lu measured now, %lu from the store), %.3f testbed-hours\n",
@@ -125,9 +215,9 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 		fprintf(out, "Budget of %.2f testbed-hours exhausted: the campaign is incomplete.\n",
 			p->budget_hours);
 	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u causes, "
-		"%u of %u criteria failed)\n",
+		"%u suspects, %u of %u criteria failed)\n",
 		failed || in_range || o->budget_exhausted ? "NOT QUALIFIED" : "QUALIFIED", found,
-		in_range, o->analysis->n_causes, failed, p->n_criteria);
+		in_range, o->analysis->n_causes, o->analysis->n_suspects, failed, p->n_criteria);
 	if (!failed && !in_range && !o->budget_exhausted && o->analysis->n_causes)
 		fprintf(out, "Note: qualification follows the plan's criteria and their ranges; the "
 			"causes above lie outside them (add criteria on their dimensions to qualify "
@@ -148,15 +238,31 @@ static struct json_object *wall_json(const struct hx_wall *w)
 	json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(w->verb)));
 	json_object_object_add(j, "metric", json_object_new_string(metric_name(w->metric)));
 	json_object_object_add(j, "found", json_object_new_boolean(w->found));
-	json_object_object_add(j, "level", json_object_new_double(w->level));
+	json_object_object_add(j, "slope", json_object_new_boolean(w->slope));
+	json_object_object_add(j, "level", num_or_null(w->level));
 	json_object_object_add(j, "last_good", json_object_new_double(w->last_good));
 	json_object_object_add(j, "max_tried", json_object_new_double(w->max_tried));
 	/* null: every trial at the wall failed, so there is no effect size */
 	json_object_object_add(j, "effect", num_or_null(w->effect));
 	json_object_object_add(j, "p_value", num_or_null(w->p_value));
+	json_object_object_add(j, "failed", json_object_new_int((int)w->failed));
+	json_object_object_add(j, "trials_at_level", json_object_new_int((int)w->n));
+	if (w->failed) {
+		json_object_object_add(j, "failure_rate_lo", json_object_new_double(w->fail_lo));
+		json_object_object_add(j, "failure_rate_hi", json_object_new_double(w->fail_hi));
+	}
+	if (w->slope) {
+		json_object_object_add(j, "slope_per_doubling",
+				       json_object_new_double(w->slope_per_doubling));
+		json_object_object_add(j, "slope_lo", json_object_new_double(w->slope_lo));
+		json_object_object_add(j, "slope_hi", json_object_new_double(w->slope_hi));
+		json_object_object_add(j, "crossing", num_or_null(w->crossing));
+	}
 	json_object_object_add(j, "symptom", json_object_new_string(w->kind));
 	json_object_object_add(j, "class", json_object_new_string(w->class_));
 	json_object_object_add(j, "in_qualified_range", json_object_new_boolean(w->in_range));
+	json_object_object_add(j, "drifted_baseline", json_object_new_boolean(w->drifted));
+	json_object_object_add(j, "repeats", json_object_new_int((int)w->repeats));
 	if (w->note[0])
 		json_object_object_add(j, "note", json_object_new_string(w->note));
 	return j;
@@ -175,6 +281,11 @@ static struct json_object *baselines_json(const struct hx_outcome *o)
 		json_object_object_add(j, "mean", num_or_null(b->r.s.mean));
 		json_object_object_add(j, "ci95", num_or_null(b->r.s.ci95));
 		json_object_object_add(j, "repeats", json_object_new_int((int)b->r.s.n));
+		json_object_object_add(j, "cv", num_or_null(o->noise[i].cv));
+		json_object_object_add(j, "mde", num_or_null(o->noise[i].mde));
+		json_object_object_add(j, "too_noisy", json_object_new_boolean(o->noise[i].too_noisy));
+		json_object_object_add(j, "repeats_needed",
+				       json_object_new_int((int)o->noise[i].repeats_needed));
 		json_object_array_add(a, j);
 	}
 	return a;
@@ -194,6 +305,30 @@ static struct json_object *criteria_json(const struct hx_plan *p, const struct h
 		json_object_object_add(j, "value", num_or_null(c->value));
 		json_object_object_add(j, "baseline", num_or_null(c->baseline));
 		json_object_object_add(j, "ratio", num_or_null(c->ratio));
+		json_object_object_add(j, "drifted_baseline", json_object_new_boolean(c->drifted));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+static struct json_object *drift_json(const struct hx_outcome *o)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < o->n_drift; i++) {
+		const struct hx_drift *d = &o->drift[i];
+		const struct hx_baseline *b = &o->baselines[d->baseline];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "verb", json_object_new_string(topo_verb_name(b->verb)));
+		json_object_object_add(j, "metric", json_object_new_string(metric_name(b->metric)));
+		json_object_object_add(j, "after", json_object_new_string(d->after));
+		json_object_object_add(j, "mean", num_or_null(d->s.mean));
+		json_object_object_add(j, "baseline_mean", num_or_null(b->r.s.mean));
+		json_object_object_add(j, "change", num_or_null(d->change));
+		json_object_object_add(j, "p_value", num_or_null(d->p_value));
+		json_object_object_add(j, "failed", json_object_new_int((int)d->failed));
+		json_object_object_add(j, "drifted", json_object_new_boolean(d->drifted));
 		json_object_array_add(a, j);
 	}
 	return a;
@@ -215,7 +350,7 @@ static struct json_object *accounting_json(const struct hx_outcome *o)
 
 int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
 {
-	struct json_object *root = json_object_new_object(), *walls = json_object_new_array();
+	struct json_object *root = json_object_new_object(), *walls = json_object_new_array(), *seq;
 
 	json_object_object_add(root, "plan", json_object_new_string(p->name));
 	json_object_object_add(root, "baselines", baselines_json(o));
@@ -227,7 +362,13 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 		json_object_array_add(walls, wall_json(&o->walls[i]));
 	json_object_object_add(root, "walls", walls);
 	json_object_object_add(root, "criteria", criteria_json(p, o));
+	json_object_object_add(root, "drift", drift_json(o));
+	seq = json_object_new_object();
+	json_object_object_add(seq, "walls", hx_seq_json(&o->seq));
+	json_object_object_add(seq, "analysis", hx_seq_json(&o->analysis->seq));
+	json_object_object_add(root, "sequential", seq);
 	json_object_object_add(root, "causes", hx_analysis_json(o->analysis));
+	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
 	json_object_object_add(root, "accounting", accounting_json(o));
 	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |

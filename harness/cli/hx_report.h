@@ -35,7 +35,11 @@ int hx_outcome_junit(const struct hx_plan *p, const struct hx_outcome *o, const 
 		     struct scn_error *err);
 
 void hx_analysis_print(const struct hx_analysis *a, FILE *out);
-/* JSON array of causes (json-c object, caller puts it). */
+/* JSON arrays of the supported causes and of the suspects (json-c objects, the caller puts
+ * them). */
 struct json_object *hx_analysis_json(const struct hx_analysis *a);
+struct json_object *hx_analysis_suspects_json(const struct hx_analysis *a);
+/* What sequential testing added (points, extra trials, most repeats, still undecided). */
+struct json_object *hx_seq_json(const struct hx_seq *q);
 
 #endif

@@ -139,10 +139,18 @@ static int run_phases(struct campaign_env *e, struct scn_error *err)
 	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, out, err);
+	if (rc == 0) /* the baseline again after each phase: drift marks its decisions */
+		rc = hx_phase_drift(&e->runner, e->plan, out, "walls", err);
 	if (rc == 0)
 		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
 	if (rc == 0)
+		rc = hx_phase_drift(&e->runner, e->plan, out, "criteria", err);
+	if (rc == 0)
 		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
+	if (rc == 0)
+		rc = hx_phase_drift(&e->runner, e->plan, out, "analysis", err);
+	if (rc == 0)
+		hx_analysis_mark_drift(out->analysis, e->plan, out);
 	return rc;
 }
 
@@ -158,7 +166,7 @@ static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 		struct gen_levels l;
 		char key[33], json[4096];
 
-		if (!w->found)
+		if (!w->found && !w->slope)
 			continue;
 		hx_levels_base(e->plan, w->verb, w->metric, &l);
 		gen_levels_set(&l, w->dim, w->level, NULL);
@@ -222,6 +230,7 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 
 static void close_all(struct campaign_env *e)
 {
+	hx_analysis_release(&e->analysis);
 	hx_runner_release(&e->runner);
 	res_close(e->db);
 	res_unlock(e->lock);

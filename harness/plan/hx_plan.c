@@ -71,6 +71,9 @@ static int top_scalars(const struct ycfg_node *root, struct hx_plan *p, struct s
 	if ((rc = ycfg_opt_int(root, "repeats", 1, 100, 3, &v, err)) < 0)
 		return rc;
 	p->repeats = (unsigned)v;
+	if ((rc = ycfg_opt_int(root, "max_repeats", v, 100, v, &v, err)) < 0)
+		return rc;
+	p->max_repeats = (unsigned)v;
 	return 0;
 }
 
@@ -147,7 +150,7 @@ static int thresholds(const struct ycfg_node *root, struct hx_plan_thresholds *t
 
 static int analysis(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
-	static const char *const keys[] = { "removal_orders", "strategy", NULL };
+	static const char *const keys[] = { "removal_orders", "strategy", "min_confidence", NULL };
 	static const char *const strategies[] = { "cct", "brute", "anneal", NULL };
 	struct ycfg_node n, s;
 	int64_t v;
@@ -155,10 +158,13 @@ static int analysis(const struct ycfg_node *root, struct hx_plan *p, struct scn_
 
 	p->removal_orders = 4;
 	p->strategy = HX_STRATEGY_CCT;
+	p->min_confidence = 0.75;
 	if (ycfg_get(root, "analysis", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
-	    (rc = ycfg_opt_int(&n, "removal_orders", 1, 64, 4, &v, err)) < 0)
+	    (rc = ycfg_opt_int(&n, "removal_orders", 1, 64, 4, &v, err)) < 0 ||
+	    (rc = ycfg_opt_double(&n, "min_confidence", 0, 1, 0.75, &p->min_confidence,
+				  err)) < 0)
 		return rc;
 	p->removal_orders = (unsigned)v;
 	if (!ycfg_get(&n, "strategy", &s)) {
@@ -268,12 +274,23 @@ static int plan_hash(const struct ycfg_node *root, struct hx_plan *p, struct scn
 	return 0;
 }
 
+/* Sequential testing: a point looks again after every further `repeats` trials up to
+ * max_repeats; each look decides at significance / looks (Bonferroni over the looks), so a
+ * point's false-symptom rate stays within the plan's significance however often it looks. */
+static int sequential(struct hx_plan *p)
+{
+	p->thresholds.looks = 1 + (p->max_repeats - p->repeats + p->repeats - 1) / p->repeats;
+	p->thresholds.alpha = p->thresholds.significance / p->thresholds.looks;
+	return 0;
+}
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
 static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
 	static const char *const keys[] = { "name", "description", "seed", "testbed",
-					    "budget_hours", "repeats", "verbs", "metrics",
+					    "budget_hours", "repeats", "max_repeats", "verbs",
+					    "metrics",
 					    "components", "fixed", "dimensions", "thresholds",
 					    "criteria", "analysis", "model", NULL };
 	int rc;
@@ -286,6 +303,7 @@ static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct
 	    (rc = hx_plan__fixed(root, p, err)) < 0 ||
 	    (rc = hx_plan__check_base(root, p, err)) < 0 ||
 	    (rc = thresholds(root, &p->thresholds, err)) < 0 ||
+	    (rc = sequential(p)) < 0 ||
 	    (rc = hx_plan__criteria(root, p, err)) < 0 ||
 	    (rc = analysis(root, p, err)) < 0 ||
 	    (rc = hx_plan__model(root, p, err)) < 0)

@@ -53,12 +53,15 @@ struct hx_plan_dim {
 	double sweep_from, sweep_to, sweep_ratio; /* when from == HX_LEVELS_SWEEP */
 };
 
-/* Symptom thresholds. Invariants: 0 < bw_drop < 1, lat_rise > 0, 0 < significance < 1. */
+/* Symptom thresholds. Invariants: 0 < bw_drop < 1, lat_rise > 0, 0 < significance < 1;
+ * looks >= 1 and alpha = significance / looks. */
 struct hx_plan_thresholds {
 	double bw_drop;      /* relative bandwidth drop vs baseline (0.10 = 10%) */
 	double lat_rise;     /* relative latency rise vs baseline */
-	double significance; /* p-value bound of Welch's t-test */
+	double significance; /* p-value bound of Welch's t-test (and the failure test) */
 	bool errors;         /* errors and timeouts are symptoms */
+	unsigned looks;      /* sequential testing: decisions a point may take (1: off) */
+	double alpha;        /* the bound each look decides at: significance / looks */
 };
 
 /* A qualification criterion: at the plan's fixed levels overridden by at_*, the measured
@@ -76,7 +79,7 @@ struct hx_plan_criterion {
 	double max_ratio;
 };
 
-/* Invariants: name non-empty; 1 <= repeats <= 100; budget_hours > 0; 1 <= n_verbs <=
+/* Invariants: name non-empty; 1 <= repeats <= max_repeats <= 100; budget_hours > 0; 1 <= n_verbs <=
  * TOPO_VERB_COUNT and verbs distinct; 1 <= n_metrics <= 2 and distinct; space passed
  * topo_space_validate; no dimension appears twice in dims[] nor both in dims[] and among the
  * keys of 'fixed'; hash is 16 lower-case hex digits. */
@@ -88,6 +91,7 @@ struct hx_plan {
 	char testbed[512];       /* resolved against the plan file's directory; "" if not set */
 	double budget_hours;
 	unsigned repeats;
+	unsigned max_repeats;     /* repeats..100: sequential testing adds repeats up to it */
 	unsigned n_verbs;
 	enum topo_verb verbs[TOPO_VERB_COUNT];
 	unsigned n_metrics;
@@ -100,6 +104,7 @@ struct hx_plan {
 	unsigned n_criteria;
 	struct hx_plan_criterion criteria[HX_PLAN_MAX_CRITERIA];
 	unsigned removal_orders;  /* 1..64 */
+	double min_confidence;    /* 0..1: a cause below it is reported as a suspect */
 	enum hx_strategy strategy;
 	unsigned model_levels;    /* model phase: levels per causal input (0 = no model phase) */
 	unsigned model_inputs;    /* causal dimensions per model, 1..2 */

@@ -8,8 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
-
 #include "harness/plan/hx_plan.h"
 #include "harness/trial/hx_trial.h"
 
@@ -239,62 +237,9 @@ int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 	return 0;
 }
 
-static double counter_of(const struct res_sample *s, const char *name)
-{
-	struct json_object *root = json_tokener_parse(s->counters_json), *v;
-	double out = 0;
-
-	if (root && json_object_object_get_ex(root, name, &v))
-		out = json_object_get_double(v);
-	json_object_put(root);
-	return out;
-}
-
-/* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
-static void note_software(const struct res_sample *s, struct hx_point_result *out)
-{
-	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
-
-	if (sw > out->counters_not_in_hw)
-		out->counters_not_in_hw = sw;
-	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
-		out->sw_share = sw / (sw + hw);
-}
-
 int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		 struct hx_point_result *out, struct scn_error *err)
 {
-	double vals[HX_MAX_REPEATS] = { 0 };
-	size_t nv = 0;
-
 	memset(out, 0, sizeof(*out));
-	snprintf(out->status, sizeof(out->status), "ok");
-	for (unsigned i = 0; i < r->repeats && i < HX_MAX_REPEATS; i++) {
-		struct hx_trial_out t;
-		int rc = hx_trial(r, l, phase, (int)i, &t, err);
-
-		if (rc < 0)
-			return rc;
-		out->ids[out->n] = t.id;
-		out->x[out->n++] = hx_sample_value(l, &t.sample);
-		note_software(&t.sample, out);
-		if (!strcmp(t.sample.status, "unusable")) {
-			out->unusable++;
-			if (!out->failed)
-				snprintf(out->status, sizeof(out->status), "unusable");
-			continue;
-		}
-		if (strcmp(t.sample.status, "ok")) {
-			out->failed++;
-			snprintf(out->status, sizeof(out->status), "%s", t.sample.status);
-			if (l->metric == GEN_METRIC_BW)
-				vals[nv++] = 0.0;
-			continue;
-		}
-		vals[nv++] = hx_sample_value(l, &t.sample);
-	}
-	hx_summarise(vals, nv, &out->s);
-	if (nv == 0)
-		out->s.mean = NAN;
-	return 0;
+	return hx_point_extend(r, l, phase, 0, r->repeats, out, err);
 }

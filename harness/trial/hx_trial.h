@@ -75,21 +75,61 @@ void hx_runner_release(struct hx_runner *r);
 int hx_trial(struct hx_runner *r, const struct gen_levels *l, const char *phase, int repeat,
 	     struct hx_trial_out *out, struct scn_error *err);
 
-/* All repeats of a point; VALUE picks the metric's number (bw or median latency) into X[].
- * Failed trials (timeouts, errors) count in *FAILED and contribute 0 bandwidth / no latency.
- * Unusable trials (the testbed's numbers could not be used) measured nothing about the NIC:
- * they count in UNUSABLE only, contribute nothing to S and are no symptom. */
+/* All repeats of a point; the metric's number (bw or median latency) of each in X[], NAN for
+ * a trial that failed or was unusable. Failed trials (status not "ok": timeouts, errors)
+ * count in FAILED, are evidence of their own kind (a failure rate) and add no value.
+ * Unusable trials (the testbed's numbers could not be used: status "unusable", or an ok
+ * trial whose number is 0 or not finite) measured nothing about the NIC: they count in
+ * UNUSABLE only and are no symptom. S summarises the usable values (mean NAN when none). */
 struct hx_point_result {
 	struct hx_summary s;
 	double x[HX_MAX_REPEATS];
 	int64_t ids[HX_MAX_REPEATS];
 	unsigned n, failed, unusable;
-	char status[24];  /* worst status seen ("ok" when all ok) */
+	char status[24];  /* worst status seen ("ok" when all ok, "unusable" for no number) */
 	double counters_not_in_hw; /* max tc_not_in_hw seen */
 	double sw_share;           /* max share of rules in software: not_in_hw / (in_hw + not) */
 };
 int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		 struct hx_point_result *out, struct scn_error *err);
+
+/* ---- Repeats (hx_repeats.c) -------------------------------------------------------------- */
+/* Repeat indices: 0.. the plan's repeats and what sequential testing adds; a replicate
+ * (fresh trials of a point already measured) starts at HX_REPLICATE_REPEAT; the k-th drift
+ * check of a baseline at HX_DRIFT_REPEAT + k * HX_MAX_REPEATS. */
+#define HX_REPLICATE_REPEAT 1000
+#define HX_DRIFT_REPEAT 2000
+
+/* Grow OUT (zeroed before the first call, or filled by an earlier call for the same L and
+ * FIRST) to N repeats: runs repeats FIRST + OUT->n .. FIRST + N - 1 of L, then summarises. */
+int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err);
+/* Add one trial to OUT (its value, id, status, software share). */
+void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
+		  const struct hx_trial_out *t);
+/* Recompute OUT's summary and failed count from X[] (values of metric M). */
+void hx_point_finish(struct hx_point_result *out, enum gen_metric m);
+
+struct hx_symptom; /* below */
+
+/* Sequential testing, counted: points that needed more repeats, the trials added, the most
+ * repeats a point reached, and points still undecided at max_repeats. */
+struct hx_seq {
+	unsigned long points, trials, undecided;
+	unsigned max_n;
+};
+/* The next repeat count for a point of N repeats that is undecided: N + the plan's repeats,
+ * at most max_repeats; 0 when it may not grow (sequential testing off, or at the cap). */
+unsigned hx_seq_next(const struct hx_plan *p, unsigned n);
+/* Count one point that ended at N repeats after starting at the plan's, still UNDECIDED. */
+void hx_seq_count(struct hx_seq *q, const struct hx_plan *p, unsigned n, bool undecided);
+/* Judge RES (point L, repeats from 0) against BASE; while it is undecided or its interval
+ * straddles the threshold, and it may grow, add repeats and judge again (sequential
+ * testing). Q (may be NULL) counts what was added. */
+int hx_point_decide(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *l,
+		    const char *phase, const struct hx_point_result *base,
+		    struct hx_point_result *res, struct hx_symptom *s, struct hx_seq *q,
+		    struct scn_error *err);
 
 /* The metric value of a sample for L's metric (bandwidth Gb/s, or median latency us). */
 double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
@@ -97,19 +137,30 @@ double hx_sample_value(const struct gen_levels *l, const struct res_sample *s);
 /* ---- Symptoms ---------------------------------------------------------------------------- */
 /*
  * hx_symptom: is a point's result a symptom against its baseline? Needs both the plan's
- * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test), or
- * failed trials (timeouts, completion errors, rules refused) when the plan counts errors.
+ * threshold (relative bandwidth drop or latency rise) and significance (Welch's t-test) on
+ * the usable values, or failed trials (timeouts, completion errors, rules refused, unusable
+ * numbers) significantly more frequent than at the baseline (hx_failure_p) when the plan
+ * counts errors: one failed trial of three is not a symptom by itself.
  * Software fallback (a larger share of rules not_in_hw than at the baseline) names it S1.
  * Classification into the paper's S1..S8 uses only what was measured: the counters, the
  * statuses and which dimension was being varied.
  */
 struct hx_symptom {
 	bool present;
-	double effect;   /* relative change of the metric vs baseline (-0.4 = 40% lower) */
-	double p_value;
-	char kind[16];   /* bw_drop, lat_rise, timeout, errors, sw_fallback, "" */
+	double effect;   /* relative change of the usable values vs baseline (-0.4 = 40% lower);
+			  * NAN when no trial measured anything */
+	double effect_lo, effect_hi; /* its 95% interval (delta method on ln(y / y0)) */
+	double p_value;  /* Welch's test; for a symptom of failures, the failure test's p */
+	char kind[16];   /* bw_drop, lat_rise, timeout, errors, unusable, sw_fallback, "" */
 	bool fallback;   /* larger share of rules in software than at the baseline */
-	unsigned failed; /* failed trials */
+	bool failures;   /* failures significantly more frequent than at the baseline */
+	bool undecided;  /* more repeats could decide it: beyond the threshold but not
+			  * significant, an interval straddling the threshold, or failures
+			  * that are not significant */
+	bool straddles;  /* the effect's interval contains the threshold: R repeats cannot
+			  * decide which side it is on (sequential testing adds repeats) */
+	unsigned failed, n; /* failed (or unusable) trials, all trials */
+	double fail_lo, fail_hi; /* Clopper-Pearson 95% interval of the failure rate */
 };
 
 void hx_symptom_judge(const struct hx_plan_thresholds *t, enum gen_metric metric,

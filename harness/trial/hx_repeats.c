@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_repeats: the repeats of one point. A point result grows by repeats (the plan's R, then
+ * more when sequential testing needs them, a replicate's fresh repeats, a drift check's),
+ * each one a trial of hx_trial with its own repeat index (so its own key and noise seed), and
+ * is summarised over the repeats that measured something. A trial whose status is "unusable"
+ * (the testbed's output could not be used), or an "ok" trial whose number is 0 or not
+ * finite, measured nothing about the NIC: it counts in `unusable` and is no symptom. Any
+ * other status but "ok" (timeout, completion error, rules refused) failed: it counts in
+ * `failed`, evidence of its own kind (a failure rate, never a bandwidth of 0). Neither adds
+ * a value.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "harness/trial/hx_trial.h"
+
+static double counter_of(const struct res_sample *s, const char *name)
+{
+	struct json_object *root = json_tokener_parse(s->counters_json), *v;
+	double out = 0;
+
+	if (root && json_object_object_get_ex(root, name, &v))
+		out = json_object_get_double(v);
+	json_object_put(root);
+	return out;
+}
+
+/* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
+static void note_software(const struct res_sample *s, struct hx_point_result *out)
+{
+	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
+
+	if (sw > out->counters_not_in_hw)
+		out->counters_not_in_hw = sw;
+	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
+		out->sw_share = sw / (sw + hw);
+}
+
+/* A value the metric can use: a finite, positive number (0 Gb/s or 0 us is no measurement). */
+static bool usable(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
+void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
+		  const struct hx_trial_out *t)
+{
+	double v = hx_sample_value(l, &t->sample);
+
+	if (out->n >= HX_MAX_REPEATS)
+		return;
+	if (out->n == 0)
+		snprintf(out->status, sizeof(out->status), "ok");
+	note_software(&t->sample, out);
+	out->ids[out->n] = t->id;
+	if (!strcmp(t->sample.status, "unusable") || (!strcmp(t->sample.status, "ok") &&
+						       !usable(v))) {
+		if (!out->failed) /* a failure is the worse status */
+			snprintf(out->status, sizeof(out->status), "unusable");
+		out->unusable++;
+		v = NAN;
+	} else if (strcmp(t->sample.status, "ok")) { /* any other status: a failed trial */
+		snprintf(out->status, sizeof(out->status), "%s", t->sample.status);
+		out->failed++;
+		v = NAN;
+	}
+	out->x[out->n++] = v;
+}
+
+void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
+{
+	double vals[HX_MAX_REPEATS] = { 0 };
+	size_t nv = 0;
+
+	(void)m;
+	for (unsigned i = 0; i < out->n; i++)
+		if (usable(out->x[i]))
+			vals[nv++] = out->x[i];
+	hx_summarise(vals, nv, &out->s);
+	if (nv == 0)
+		out->s.mean = NAN;
+}
+
+int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err)
+{
+	if (n > HX_MAX_REPEATS)
+		n = HX_MAX_REPEATS;
+	if (out->n == 0)
+		snprintf(out->status, sizeof(out->status), "ok");
+	while (out->n < n) {
+		struct hx_trial_out t;
+		int rc = hx_trial(r, l, phase, first + (int)out->n, &t, err);
+
+		if (rc < 0)
+			return rc;
+		hx_point_add(out, l, &t);
+	}
+	hx_point_finish(out, l->metric);
+	return 0;
+}
+
+unsigned hx_seq_next(const struct hx_plan *p, unsigned n)
+{
+	unsigned next = n + p->repeats;
+
+	if (p->max_repeats <= p->repeats || n >= p->max_repeats)
+		return 0;
+	return next > p->max_repeats ? p->max_repeats : next;
+}
+
+void hx_seq_count(struct hx_seq *q, const struct hx_plan *p, unsigned n, bool undecided)
+{
+	if (!q || n <= p->repeats)
+		return;
+	q->points++;
+	q->trials += n - p->repeats;
+	q->undecided += undecided;
+	if (n > q->max_n)
+		q->max_n = n;
+}
+
+int hx_point_decide(struct hx_runner *r, const struct hx_plan *p, const struct gen_levels *l,
+		    const char *phase, const struct hx_point_result *base,
+		    struct hx_point_result *res, struct hx_symptom *s, struct hx_seq *q,
+		    struct scn_error *err)
+{
+	unsigned next;
+
+	hx_symptom_judge(&p->thresholds, l->metric, base, res, s);
+	while ((s->undecided || s->straddles) && (next = hx_seq_next(p, res->n))) {
+		int rc = hx_point_extend(r, l, phase, 0, next, res, err);
+
+		if (rc < 0)
+			return rc;
+		hx_symptom_judge(&p->thresholds, l->metric, base, res, s);
+	}
+	hx_seq_count(q, p, res->n, s->undecided || s->straddles);
+	return 0;
+}
