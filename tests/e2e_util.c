@@ -159,3 +159,27 @@ long e2e_trial_count(const char *db)
 {
 	return e2e_sql_long(db, "SELECT count(*) FROM trials");
 }
+
+void e2e_write_paced_inputs(const char *dir, const char *name, double pace, char *plan,
+			    size_t plan_len, char *testbed, size_t tb_len)
+{
+	char text[2048];
+
+	snprintf(testbed, tb_len, "%s/tb.yaml", dir);
+	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\npace: %g\n",
+		 e2e_src("testbeds/sim/profiles/cx6.yaml"), pace);
+	e2e_write_file(testbed, text);
+	snprintf(plan, plan_len, "%s/plan.yaml", dir);
+	snprintf(text, sizeof(text),
+		 "name: %s\nseed: 7\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
+		 "testbed: tb.yaml\n"
+		 "fixed: {msg_size: 65536, mtu: 1024, client.encap_masks: 1,\n"
+		 "        client.decap_masks: 1, server.encap_masks: 1}\n"
+		 "dimensions:\n"
+		 "  - name: flows\n    sweep: {from: 1024, to: 16384, ratio: 2}\n    neutral: 256\n"
+		 "  - name: server.decap_masks\n    levels: [2, 4, 8, 16, 32, 64]\n    neutral: 1\n"
+		 "criteria:\n"
+		 "  - name: write bw at 8K flows\n    verb: write\n    metric: bw\n"
+		 "    at: {flows: 8192}\n    min_ratio: 0.9\n", name);
+	e2e_write_file(plan, text);
+}

@@ -32,6 +32,12 @@ void e2e_run_free(struct e2e_run *r);
 /* Read a whole file (owned, NUL-terminated) or NULL. */
 char *e2e_read_file(const char *path);
 int e2e_write_file(const char *path, const char *text);
+/* The e2e campaign inputs in DIR: a CX-6 testbed paced by PACE real seconds per
+ * testbed-second (tb.yaml), and a plan NAME of the quickstart's shape (walls in flows and
+ * decap masks, a failing criterion: exit 1) that names it (plan.yaml). Paths into PLAN and
+ * TESTBED. */
+void e2e_write_paced_inputs(const char *dir, const char *name, double pace, char *plan,
+			    size_t plan_len, char *testbed, size_t tb_len);
 /* The first column of the first row of SQL on DB (opened read-only), or -1. */
 long e2e_sql_long(const char *db, const char *sql);
 /* Count lines of `sqlite3 DB "select count(*) from trials"` via the store library. */

@@ -38,25 +38,8 @@ static double now_s(void)
  * CX-6 paced by PACE real seconds per testbed-second. */
 static void write_inputs(struct ctx *c, double pace)
 {
-	char text[2048];
-
-	snprintf(c->testbed, sizeof(c->testbed), "%s/tb.yaml", c->dir);
-	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\npace: %g\n",
-		 e2e_src("testbeds/sim/profiles/cx6.yaml"), pace);
-	e2e_write_file(c->testbed, text);
-	snprintf(c->plan, sizeof(c->plan), "%s/plan.yaml", c->dir);
-	snprintf(text, sizeof(text),
-		 "name: lock\nseed: 7\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
-		 "testbed: tb.yaml\n"
-		 "fixed: {msg_size: 65536, mtu: 1024, client.encap_masks: 1,\n"
-		 "        client.decap_masks: 1, server.encap_masks: 1}\n"
-		 "dimensions:\n"
-		 "  - name: flows\n    sweep: {from: 1024, to: 16384, ratio: 2}\n    neutral: 256\n"
-		 "  - name: server.decap_masks\n    levels: [2, 4, 8, 16, 32, 64]\n    neutral: 1\n"
-		 "criteria:\n"
-		 "  - name: write bw at 8K flows\n    verb: write\n    metric: bw\n"
-		 "    at: {flows: 8192}\n    min_ratio: 0.9\n");
-	e2e_write_file(c->plan, text);
+	e2e_write_paced_inputs(c->dir, "lock", pace, c->plan, sizeof(c->plan), c->testbed,
+			       sizeof(c->testbed));
 }
 
 static int setup(void **state)
