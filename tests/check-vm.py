@@ -82,7 +82,9 @@ db = out / "fault.db"
 if db.exists():
     c = sqlite3.connect(db)
     st = [r[0] for r in c.execute("SELECT status FROM trials ORDER BY id")]
-    check("fault campaign stored 3 trials", len(st) == 3, str(st))
+    # the 3 baseline repeats, then the baseline measured again for drift (harness/campaign/
+    # hx_drift.c): at least the 3, the first of them the hung one
+    check("fault campaign stored its baseline trials", len(st) >= 3, str(st))
     check("the dropped trial is a timeout", st[:1] == ["timeout"], str(st))
     check("the campaign went on: a later trial is ok", "ok" in st[1:], str(st))
     dropped = 0
