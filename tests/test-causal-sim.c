@@ -165,7 +165,7 @@ static void measure_all(struct tb **v, unsigned nv, const struct gen_levels *l, 
 	struct gen_rules *rules = NULL;
 	struct scn_error err;
 
-	hx_causal_repair(&rl);
+	gen_levels_repair(&rl);
 	assert_int_equal(gen_rules_build(NULL, NULL, &rl, 7, &rules, &err), 0);
 	for (unsigned i = 0; i < nv; i++)
 		out[i] = v[i] ? measure(v[i], rules, &rl) : NAN;

@@ -434,11 +434,11 @@ static void test_causal_repair(void **state)
 	gen_levels_neutral(&l);
 	l.masks[GEN_SERVER][GEN_DECAP] = 64;
 	l.encap_contexts = 100;
-	hx_causal_repair(&l);
+	gen_levels_repair(&l);
 	assert_int_equal(l.flows, 100);
 	l.encap_contexts = 1;
 	l.flows = 16;
-	hx_causal_repair(&l);
+	gen_levels_repair(&l);
 	assert_int_equal(l.flows, 64);
 }
 

@@ -29,7 +29,7 @@
  *
  * Points are requested as levels; a point the generators cannot build (more masks than flows,
  * more encap contexts than flows) is repaired by raising flows to the smallest level that
- * builds (hx_causal_repair). Causal sets are stated in requested levels.
+ * builds (gen_levels_repair, as every phase does). Causal sets are stated in requested levels.
  *
  * Every point result (and baseline) is judged without its outlier repeats
  * (hx_causal_robust), and a removal only "cures" when it moves the metric beyond noise.
@@ -101,8 +101,6 @@ double hx_eval_cost(const struct hx_eval *e);
  * hx_causal_run to the baselines. x[] and ids[] stay as measured. */
 void hx_causal_robust(struct hx_point_result *r);
 
-/* Raise flows so that L builds (masks <= flows, encap_contexts <= flows). */
-void hx_causal_repair(struct gen_levels *l);
 
 /* ---- Symptoms and sensitivity --------------------------------------------------------- */
 

@@ -91,11 +91,6 @@ double hx_eval_cost(const struct hx_eval *e)
 	return e->cost_s;
 }
 
-void hx_causal_repair(struct gen_levels *l)
-{
-	gen_levels_repair(l);
-}
-
 static struct eval_entry *slot_of(struct hx_eval *e, uint64_t k1, uint64_t k2)
 {
 	size_t i = (size_t)k1 & (e->cap - 1);
@@ -133,7 +128,7 @@ static int slot_for(struct hx_eval *e, const struct gen_levels *l, int first,
 	size_t len;
 
 	*rl = *l;
-	hx_causal_repair(rl);
+	gen_levels_repair(rl);
 	hx_point_text(rl, text, sizeof(text));
 	len = strlen(text);
 	snprintf(text + len, sizeof(text) - len, "#%d", first);
