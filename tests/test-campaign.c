@@ -449,31 +449,41 @@ static int n_causes_with(struct json_object *causes, const char *a, const char *
 	return n;
 }
 
-/* The shipped test profile with a planted interaction (testbeds/sim/profiles/
- * test-qp-pages.yaml: many QPs hurt only with small pages): cct and brute force both name one
+/* Write the planted-interaction plan (testbeds/sim/profiles/test-qp-pages.yaml: many QPs hurt
+ * only with small pages) into C's directory with CRITERIA appended; its path into PLAN. */
+static void write_qp_plan(struct ctx *c, const char *criteria, char *plan, size_t n)
+{
+	char tb[300], text[1200];
+
+	snprintf(tb, sizeof(tb), "%s/qp.yaml", c->dir);
+	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\n",
+		 e2e_src("testbeds/sim/profiles/test-qp-pages.yaml"));
+	e2e_write_file(tb, text);
+	snprintf(plan, n, "%s/qp-plan.yaml", c->dir);
+	snprintf(text, sizeof(text),
+		 "name: qp-pages\nseed: 5\nrepeats: 5\nverbs: [write]\nmetrics: [bw]\n"
+		 "testbed: qp.yaml\ndimensions:\n"
+		 "  - name: qps\n    levels: [64, 1K]\n"
+		 "  - name: flows\n    levels: [1K, 4K]\n    neutral: 256\n"
+		 "  - name: page_size\n    levels: [4K, 64K, 2M]\n    neutral: 2M\n"
+		 "    scale: false\n"
+		 "thresholds: {bw_drop: 10%%, significance: 0.01}\n%s", criteria);
+	e2e_write_file(plan, text);
+}
+
+/* The shipped test profile with a planted interaction: cct and brute force both name one
  * cause with both members, and no other. */
 static void test_campaign_planted_interaction_cct_and_brute(void **state)
 {
 	struct ctx *c = *state;
-	char plan[300], tb[300], text[600];
+	char plan[300];
 	struct e2e_run r;
 	struct json_object *root, *causes;
 	const char *run_args[] = { "run", plan, "--db", c->db, "--quiet", "--json", NULL };
 	const char *brute_args[] = { "analyze", "--db", c->db, "--strategy", "brute", "--json",
 				     NULL };
 
-	snprintf(tb, sizeof(tb), "%s/qp.yaml", c->dir);
-	snprintf(text, sizeof(text), "kind: sim\nprofile: %s\n",
-		 e2e_src("testbeds/sim/profiles/test-qp-pages.yaml"));
-	e2e_write_file(tb, text);
-	snprintf(plan, sizeof(plan), "%s/qp-plan.yaml", c->dir);
-	e2e_write_file(plan, "name: qp-pages\nseed: 5\nrepeats: 5\nverbs: [write]\nmetrics: [bw]\n"
-			     "testbed: qp.yaml\ndimensions:\n"
-			     "  - name: qps\n    levels: [64, 1K]\n"
-			     "  - name: flows\n    levels: [1K, 4K]\n    neutral: 256\n"
-			     "  - name: page_size\n    levels: [4K, 64K, 2M]\n    neutral: 2M\n"
-			     "    scale: false\n"
-			     "thresholds: {bw_drop: 10%, significance: 0.01}\n");
+	write_qp_plan(c, "", plan, sizeof(plan));
 	for (int k = 0; k < 2; k++) {
 		assert_true(e2e_scalacn_run(&r, k ? brute_args : run_args) <= 1);
 		root = json_tokener_parse(r.out);
@@ -484,6 +494,41 @@ static void test_campaign_planted_interaction_cct_and_brute(void **state)
 		json_object_put(root);
 		e2e_run_free(&r);
 	}
+}
+
+/* A supported cause inside the qualified ranges fails the plan like a wall: each criterion
+ * holds (QPs alone, small pages alone do not hurt) and no single-dimension wall exists, but
+ * the {qps, page_size} interaction lies inside both criteria's ranges (page_size's below its
+ * neutral 2M), so the run is NOT QUALIFIED, exit 1, and says why. Qualifying qps only up to
+ * 64 puts the cause outside: exit 0. */
+static void test_campaign_cause_in_range_fails_verdict(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300];
+	struct e2e_run r;
+	const char *args[] = { "run", plan, "--db", c->db, "--quiet", NULL };
+	static const char crit[] =
+		"criteria:\n"
+		"  - {name: many qps, verb: write, metric: bw, at: {qps: %s}, min_ratio: 90%%}\n"
+		"  - {name: small pages, verb: write, metric: bw, at: {page_size: 4K},"
+		" min_ratio: 90%%}\n";
+	char text[400];
+
+	snprintf(text, sizeof(text), crit, "1K");
+	write_qp_plan(c, text, plan, sizeof(plan));
+	assert_int_equal(e2e_scalacn_run(&r, args), 1);
+	assert_non_null(strstr(r.out, "0 of 2 criteria failed"));
+	assert_non_null(strstr(r.out, "0 inside the qualified range, 1 causes, 1 of them inside it"));
+	assert_non_null(strstr(r.out, "Result: NOT QUALIFIED"));
+	e2e_run_free(&r);
+
+	snprintf(text, sizeof(text), crit, "64");
+	write_qp_plan(c, text, plan, sizeof(plan));
+	unlink(c->db);
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	assert_non_null(strstr(r.out, "1 causes, 0 of them inside it"));
+	assert_non_null(strstr(r.out, "Result: QUALIFIED"));
+	e2e_run_free(&r);
 }
 
 int main(void)
@@ -499,6 +544,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_explain_from_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_planted_interaction_cct_and_brute, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_cause_in_range_fails_verdict, setup,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

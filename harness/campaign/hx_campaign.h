@@ -158,7 +158,11 @@ void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_sympt
  * trials and their worst status. hx_phase_baseline ends with it. */
 int hx_baselines_measured(const struct hx_outcome *o, struct scn_error *err);
 
-/* 0 qualified, 1 finding; also marks walls inside the qualified range. */
+/* Whether LEVEL of D lies in its qualified range: the span of D's neutral level and every
+ * level a criterion of P names for D (false when no criterion names D). */
+bool hx_in_qualified_range(const struct hx_plan *p, const struct gen_dimension *d, double level);
+/* 0 qualified, 1 finding; also marks walls inside the qualified range. Causes are not seen
+ * here (campaign/ knows nothing of causal/): hx_verdict_exit adds them. */
 int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o);
 
 /* ---- Provenance of a campaign's files ---------------------------------------------------- */

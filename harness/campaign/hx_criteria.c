@@ -4,8 +4,10 @@
  * 90% of baseline"), and the exit status of a campaign: 0 when every criterion passed and no
  * wall lies inside the qualified range, 1 otherwise.
  *
- * The qualified range of a dimension is the highest level any criterion names for it: a
- * wall at or below that level is inside the range.
+ * The qualified range of a dimension spans its neutral level and every level a criterion
+ * names for it (a dimension whose symptoms lie below neutral, such as page_size, has its
+ * range below); a wall inside that span is inside the range. (Causes are judged against the same ranges
+ * by harness/causal/hx_verdict.c, which owns the final exit status.)
  */
 #include <errno.h>
 #include <math.h>
@@ -65,18 +67,37 @@ int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_ou
 	return 0;
 }
 
+/* Neutral level of D in P's dimensions, else D's own. */
+static double plan_neutral(const struct hx_plan *p, const struct gen_dimension *d)
+{
+	const struct hx_plan_dim *pd = hx_plan_find_dim(p, d->name);
+
+	return pd ? pd->neutral : d->neutral;
+}
+
+bool hx_in_qualified_range(const struct hx_plan *p, const struct gen_dimension *d, double level)
+{
+	double n = plan_neutral(p, d), lo = n, hi = n;
+	bool named = false;
+
+	for (unsigned i = 0; i < p->n_criteria; i++)
+		for (unsigned k = 0; k < p->criteria[i].n_at; k++)
+			if (p->criteria[i].at_dims[k] == d) {
+				named = true;
+				lo = fmin(lo, p->criteria[i].at_levels[k]);
+				hi = fmax(hi, p->criteria[i].at_levels[k]);
+			}
+	return named && level >= lo && level <= hi;
+}
+
 /* Mark walls (and slopes reaching the threshold) that lie inside a criterion's range. */
 static void mark_in_range(const struct hx_plan *p, struct hx_outcome *o)
 {
 	for (unsigned w = 0; w < o->n_walls; w++) {
 		struct hx_wall *wall = &o->walls[w];
 
-		wall->in_range = false;
-		for (unsigned i = 0; (wall->found || wall->slope) && i < p->n_criteria; i++)
-			for (unsigned k = 0; k < p->criteria[i].n_at; k++)
-				if (p->criteria[i].at_dims[k] == wall->dim &&
-				    wall->level <= p->criteria[i].at_levels[k])
-					wall->in_range = true;
+		wall->in_range = (wall->found || wall->slope) &&
+				 hx_in_qualified_range(p, wall->dim, wall->level);
 	}
 }
 

@@ -201,6 +201,7 @@ struct hx_cause {
 	unsigned failed_without, n_without;      /* the same without it */
 	struct gen_levels shown;                 /* where it was shown (the isolation point) */
 	bool replicated;                         /* fresh trials: symptom with it, cured without */
+	bool in_range;                           /* every member inside the qualified ranges */
 	char why[192];                           /* a suspect: why the evidence does not support it */
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS];
@@ -250,6 +251,20 @@ void hx_cause_add_ids(struct hx_cause *c, const struct hx_point_result *r);
 /* Effect of the cause: relative change at WITH vs WITHOUT, 95% interval (delta method). */
 void hx_cause_effect(enum gen_metric m, const struct hx_point_result *with,
 		     const struct hx_point_result *without, struct hx_cause *c);
+
+/* ---- Verdict (hx_verdict.c) ------------------------------------------------------------ */
+/*
+ * A supported cause inside the qualified ranges fails the plan like a wall there does: every
+ * member's first symptomatic level (or, when unknown, the level it was shown at) lies in the
+ * member dimension's qualified range (hx_in_qualified_range). A member no criterion names
+ * has no qualified range, so such a cause is outside (as a wall is).
+ */
+bool hx_cause_in_range(const struct hx_plan *p, const struct hx_cause *c);
+/* The campaign's exit status: hx_outcome_exit's (criteria, walls, budget), then 1 when a
+ * cause of O's analysis is in range (marking each cause's in_range). */
+int hx_verdict_exit(const struct hx_plan *p, struct hx_outcome *o);
+/* How many causes of A are marked in range (after hx_verdict_exit). */
+unsigned hx_analysis_in_range(const struct hx_analysis *a);
 
 /* ---- Support (hx_support.c) ------------------------------------------------------------ */
 /*

@@ -34,8 +34,9 @@ static void cause_line(const struct hx_cause *c, bool suspect, FILE *out)
 	if (suspect)
 		fprintf(out, "%s\n", c->why);
 	else
-		fprintf(out, "%-12s %s%s\n", c->class_[0] ? c->class_ : "unclassified", walls,
-			c->undecided ? " (undecided: more repeats needed)" : "");
+		fprintf(out, "%-12s %s%s%s\n", c->class_[0] ? c->class_ : "unclassified", walls,
+			c->undecided ? " (undecided: more repeats needed)" : "",
+			c->in_range ? "  << inside qualified range" : "");
 }
 
 void hx_analysis_print(const struct hx_analysis *a, FILE *out)
@@ -99,6 +100,8 @@ static struct json_object *cause_json(const struct hx_cause *c, bool suspect)
 	json_object_object_add(o, "class", json_object_new_string(c->class_));
 	json_object_object_add(o, "undecided", json_object_new_boolean(c->undecided));
 	json_object_object_add(o, "replicated", json_object_new_boolean(c->replicated));
+	if (!suspect)
+		json_object_object_add(o, "in_range", json_object_new_boolean(c->in_range));
 	if (suspect)
 		json_object_object_add(o, "why", json_object_new_string(c->why));
 	json_object_object_add(o, "trial_ids", ids);

@@ -193,7 +193,7 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 
 void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
 {
-	unsigned failed = 0, in_range = 0, found = 0;
+	unsigned failed = 0, in_range = 0, found = 0, causes_in;
 
 	print_baselines(o, out);
 	print_noise(p, o, out);
@@ -214,11 +214,14 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	if (o->budget_exhausted)
 		fprintf(out, "Budget of %.2f testbed-hours exhausted: the campaign is incomplete.\n",
 			p->budget_hours);
+	causes_in = hx_analysis_in_range(o->analysis);
 	fprintf(out, "Result: %s (%u walls found, %u inside the qualified range, %u causes, "
-		"%u suspects, %u of %u criteria failed)\n",
-		failed || in_range || o->budget_exhausted ? "NOT QUALIFIED" : "QUALIFIED", found,
-		in_range, o->analysis->n_causes, o->analysis->n_suspects, failed, p->n_criteria);
-	if (!failed && !in_range && !o->budget_exhausted && o->analysis->n_causes)
+		"%u of them inside it, %u suspects, %u of %u criteria failed)\n",
+		failed || in_range || causes_in || o->budget_exhausted ? "NOT QUALIFIED"
+								       : "QUALIFIED",
+		found, in_range, o->analysis->n_causes, causes_in, o->analysis->n_suspects, failed,
+		p->n_criteria);
+	if (!failed && !in_range && !causes_in && !o->budget_exhausted && o->analysis->n_causes)
 		fprintf(out, "Note: qualification follows the plan's criteria and their ranges; the "
 			"causes above lie outside them (add criteria on their dimensions to qualify "
 			"against them).\n");

@@ -208,7 +208,7 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 		return finish_dry_run(e);
 	struct hx_outcome *out = &e->outcome;
 	char summary[256];
-	int code = hx_outcome_exit(e->plan, out);
+	int code = hx_verdict_exit(e->plan, out);
 	int rc;
 
 	snprintf(summary, sizeof(summary), "%s: %lu trials, %.3f testbed-hours",
