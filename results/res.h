@@ -142,6 +142,15 @@ int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *c
 		   struct scn_error *err);
 int res_trial_count(struct res_db *db, int64_t campaign, int64_t *n, double *cost_s,
 		    struct scn_error *err);
+/* What the trials measured under testbed IDENTITY cost (every campaign recorded with it):
+ * each stored trial once, as a testbed running them alone would have paid. */
+struct res_cost {
+	int64_t trials;
+	double cost_s;     /* testbed-seconds */
+	double timeout_s;  /* of which in trials that timed out */
+};
+int res_identity_cost(struct res_db *db, const char *identity, struct res_cost *out,
+		      struct scn_error *err);
 
 /* ---- Symptoms (walls) and causes -------------------------------------------------------- */
 struct res_symptom {

@@ -213,3 +213,31 @@ int res_trial_count(struct res_db *db, int64_t campaign, int64_t *n, double *cos
 	sqlite3_finalize(st);
 	return r;
 }
+
+int res_identity_cost(struct res_db *db, const char *identity, struct res_cost *out,
+		      struct scn_error *err)
+{
+	static const char sql[] =
+		"SELECT COUNT(*), TOTAL(t.cost_s),"
+		" TOTAL(CASE WHEN t.status = 'timeout' THEN t.cost_s ELSE 0 END)"
+		" FROM trials t JOIN campaigns c ON t.campaign = c.id"
+		" WHERE c.testbed_identity = ?1";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	memset(out, 0, sizeof(*out));
+	r = res_prepare(db, sql, &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_text(st, 1, identity, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->trials = sqlite3_column_int64(st, 0);
+		out->cost_s = sqlite3_column_double(st, 1);
+		out->timeout_s = sqlite3_column_double(st, 2);
+	} else {
+		r = res_sqlerr(db, rc, err, "summing the cost of trials");
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -5,10 +5,13 @@
  * and causes missed (brute force's causes are the reference), each one's cost relative to
  * brute force.
  *
- * Each strategy runs in its own campaign row (plan hash suffixed ":compare-<strategy>") on
- * the same trial cache, so a trial is measured once; each strategy is charged for every trial
- * it requested, measured or found: baselines for all, the wall search for cct (its step 3).
- * The plan's budget does not apply here (brute force would not finish within it).
+ * Each strategy runs alone: its own campaign row (plan hash suffixed ":compare-<strategy>")
+ * and its own trial cache (a testbed identity prefixed "compare-<strategy>:<plan hash>:", so
+ * trial keys differ), starting from a NIC with no rules. It is charged what its own trials
+ * cost in its own rule-programming order: every distinct trial it measured once (a resumed
+ * compare finds them in the store and charges the same). The share of testbed-hours spent in
+ * timeouts is shown beside, since a timeout's cost is a setting, not the NIC's. The plan's
+ * budget does not apply here (brute force would not finish within it).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,7 +33,9 @@ struct cmp_env {
 	struct res_db *db;
 	struct res_lock *lock; /* the database's writer lock */
 	const char *plan_path, *tb_path;
+	char identity[sizeof(((struct tb_description *)0)->identity)]; /* the testbed's own */
 	struct hx_analysis *a[3];
+	struct res_cost cost[3]; /* what each strategy's own trials cost */
 	unsigned false_causes[3], missed[3];
 };
 
@@ -76,6 +81,16 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 	}
 	r->cost_s = 0;
 	requested = r->measured + r->cached;
+	if ((size_t)snprintf(r->desc.identity, sizeof(r->desc.identity), "compare-%s:%s:%s",
+			     hx_strategy_name(s), e->plan->hash, e->identity) >=
+	    sizeof(r->desc.identity)) { /* a cut identity could be another strategy's */
+		free(o);
+		hx_eval_free(ev);
+		return scn_error_set(err, SCN_ERR_CONFIG, -ENAMETOOLONG,
+				     "compare: the testbed identity is too long: %s", e->identity);
+	}
+	r->needs_reset = true; /* alone: the first trial programs its rules on an empty NIC */
+	r->rules_key[0] = '\0';
 	rc = new_campaign(e, r, s, err);
 	if (rc == 0)
 		rc = hx_phase_baseline(r, e->plan, o, err);
@@ -89,8 +104,11 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 	e->a[k]->trials += requested;
 	if (rc == 0)
 		rc = hx_analysis_store(e->db, r->campaign, e->a[k], err);
+	if (rc == 0)
+		rc = res_identity_cost(e->db, r->desc.identity, &e->cost[k], err);
 	snprintf(summary, sizeof(summary), "compare %s: %lu trials, %.3f testbed-hours, %u causes",
-		 hx_strategy_name(s), e->a[k]->trials, e->a[k]->cost_s / 3600, e->a[k]->n_causes);
+		 hx_strategy_name(s), (unsigned long)e->cost[k].trials, e->cost[k].cost_s / 3600,
+		 e->a[k]->n_causes);
 	if (rc == 0)
 		rc = res_campaign_set_status(e->db, r->campaign, RES_DONE, summary, err);
 	hx_eval_free(ev);
@@ -118,27 +136,41 @@ static void score(struct cmp_env *e)
 	}
 }
 
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
 static void print_table(const struct cmp_env *e, FILE *out)
 {
-	const struct hx_analysis *b = e->a[0], *c = e->a[1], *an = e->a[2];
+	const struct res_cost *b = &e->cost[0], *c = &e->cost[1], *an = &e->cost[2];
 
-	fprintf(out, "Strategies on %s (%s), one trial cache:\n", e->plan->name, e->tb_path);
-	fprintf(out, "  %-8s %9s %9s %12s %7s %6s %7s %8s %14s\n", "strategy", "points", "trials",
-		"testbed-h", "causes", "false", "missed", "suspects", "cost vs brute");
+	fprintf(out, "Strategies on %s (%s), each alone (its own trials, its own order):\n",
+		e->plan->name, e->tb_path);
+	fprintf(out, "  %-8s %9s %9s %12s %9s %7s %6s %7s %8s %14s\n", "strategy", "points",
+		"trials", "testbed-h", "timeouts", "causes", "false", "missed", "suspects",
+		"cost vs brute");
 	for (unsigned k = 0; k < 3; k++) {
 		const struct hx_analysis *a = e->a[k];
+		const struct res_cost *x = &e->cost[k];
 
-		fprintf(out, "  %-8s %9lu %9lu %12.3f %7u %6u %7u %8u %13.4fx\n",
-			hx_strategy_name(order[k]), a->points, a->trials, a->cost_s / 3600,
-			a->n_causes, e->false_causes[k], e->missed[k], a->n_suspects,
-			b->cost_s > 0 ? a->cost_s / b->cost_s : 0);
+		fprintf(out, "  %-8s %9lu %9lld %12.3f %8.1f%% %7u %6u %7u %8u %13.4fx\n",
+			hx_strategy_name(order[k]), a->points, (long long)x->trials,
+			x->cost_s / 3600, 100 * ratio(x->timeout_s, x->cost_s), a->n_causes,
+			e->false_causes[k], e->missed[k], a->n_suspects, ratio(x->cost_s, b->cost_s));
 	}
-	fprintf(out, "cct: %.1fx fewer testbed-hours than brute force, %.1fx fewer than anneal; "
-		"anneal: %.1fx fewer than brute force\n",
-		c->cost_s > 0 ? b->cost_s / c->cost_s : 0, c->cost_s > 0 ? an->cost_s / c->cost_s : 0,
-		an->cost_s > 0 ? b->cost_s / an->cost_s : 0);
+	fprintf(out, "cct: %.1fx fewer trials and %.1fx fewer testbed-hours than brute force "
+		"(%.1fx without timeouts), %.1fx fewer testbed-hours than anneal; anneal: %.1fx "
+		"fewer testbed-hours than brute force\n",
+		ratio((double)b->trials, (double)c->trials), ratio(b->cost_s, c->cost_s),
+		ratio(b->cost_s - b->timeout_s, c->cost_s - c->timeout_s),
+		ratio(an->cost_s, c->cost_s), ratio(b->cost_s, an->cost_s));
+	fprintf(out, "timeouts are %.0f%% of brute force's testbed-hours and %.0f%% of cct's "
+		"(a timeout costs the plan's deadline, not the NIC's time).\n",
+		100 * ratio(b->timeout_s, b->cost_s), 100 * ratio(c->timeout_s, c->cost_s));
 	fprintf(out, "cct found %u of brute force's %u causes; anneal found %u.\n",
-		b->n_causes - e->missed[1], b->n_causes, b->n_causes - e->missed[2]);
+		e->a[0]->n_causes - e->missed[1], e->a[0]->n_causes,
+		e->a[0]->n_causes - e->missed[2]);
 }
 
 static void print_json(const struct cmp_env *e, FILE *out)
@@ -151,13 +183,21 @@ static void print_json(const struct cmp_env *e, FILE *out)
 
 		json_object_object_add(o, "strategy", json_object_new_string(hx_strategy_name(order[k])));
 		json_object_object_add(o, "points", json_object_new_int64((int64_t)a->points));
-		json_object_object_add(o, "trials", json_object_new_int64((int64_t)a->trials));
-		json_object_object_add(o, "testbed_hours", json_object_new_double(a->cost_s / 3600));
+		json_object_object_add(o, "trials", json_object_new_int64(e->cost[k].trials));
+		json_object_object_add(o, "trials_requested",
+				       json_object_new_int64((int64_t)a->trials));
+		json_object_object_add(o, "testbed_hours",
+				       json_object_new_double(e->cost[k].cost_s / 3600));
+		json_object_object_add(o, "timeout_hours",
+				       json_object_new_double(e->cost[k].timeout_s / 3600));
+		json_object_object_add(o, "trials_vs_brute",
+				       json_object_new_double(ratio((double)e->cost[k].trials,
+								    (double)e->cost[0].trials)));
 		json_object_object_add(o, "false_causes", json_object_new_int((int)e->false_causes[k]));
 		json_object_object_add(o, "missed", json_object_new_int((int)e->missed[k]));
 		json_object_object_add(o, "cost_vs_brute",
-				       json_object_new_double(e->a[0]->cost_s > 0
-							      ? a->cost_s / e->a[0]->cost_s : 0));
+				       json_object_new_double(ratio(e->cost[k].cost_s,
+								    e->cost[0].cost_s)));
 		json_object_object_add(o, "causes", hx_analysis_json(a));
 		json_object_object_add(o, "suspects", hx_analysis_suspects_json(a));
 		json_object_array_add(arr, o);
@@ -186,6 +226,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 	    (rc = res_lock_writer(db_path, "compare", &e->lock, err)) < 0 ||
 	    (rc = res_open(db_path, true, &e->db, err)) < 0)
 		return rc;
+	snprintf(e->identity, sizeof(e->identity), "%s", r.desc.identity);
 	r.tb = e->tb;
 	r.db = e->db;
 	r.seed = e->plan->seed;
