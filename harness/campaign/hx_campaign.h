@@ -62,7 +62,9 @@ struct hx_wall {
 	char kind[16];       /* bw_drop, lat_rise, timeout, errors, unusable, sw_fallback */
 	char class_[16];     /* S1, S4, S6, S8, unclassified */
 	bool slope;          /* no knee: the metric changes steadily with the level */
-	double slope_per_doubling, slope_lo, slope_hi; /* relative change per doubling, 95% CI */
+	double slope_per_doubling, slope_lo, slope_hi; /* relative change per doubling, 95% CI
+							* (per halving when descending) */
+	bool descending;     /* the plan's levels lie below neutral (mtu): swept downward */
 	double crossing;     /* where the fitted slope reaches the threshold (NAN: no slope) */
 	unsigned slope_points; /* trials the slope was fitted on */
 	bool in_range;       /* inside the qualified range of a criterion */

@@ -52,15 +52,22 @@ bool hx_wall_has_knee(const struct hx_sweep *sw, double good, double bad)
 	return g->s.effect_hi < thr && g->s.effect < thr / 2;
 }
 
-/* The measured point with the highest level (the top of the sweep). */
+/* The measured point farthest from neutral (the top of the sweep). */
 static const struct hx_sweep_pt *top_pt(const struct hx_sweep *sw)
 {
 	const struct hx_sweep_pt *top = NULL;
 
 	for (unsigned i = 0; i < sw->n; i++)
-		if (!top || sw->pt[i].level > top->level)
+		if (!top || hx_sweep_farther(sw, sw->pt[i].level, top->level))
 			top = &sw->pt[i];
 	return top;
+}
+
+/* The slope is fitted over u = level (upward sweeps) or 1 / level (downward), so that u
+ * grows away from neutral either way and "per doubling" of u is per halving of the level. */
+static double sweep_u(const struct hx_sweep *sw, double level)
+{
+	return sw->dir > 0 ? level : 1.0 / level;
 }
 
 static void fit(const struct hx_sweep *sw, struct hx_slope *s)
@@ -72,7 +79,7 @@ static void fit(const struct hx_sweep *sw, struct hx_slope *s)
 	s->ok = false;
 	for (unsigned i = 0; x && y && i < sw->n; i++)
 		for (unsigned k = 0; k < sw->pt[i].nv && n < HX_MAX_SLOPE_POINTS; k++) {
-			x[n] = sw->pt[i].level;
+			x[n] = sweep_u(sw, sw->pt[i].level);
 			y[n++] = sw->pt[i].v[k];
 		}
 	if (x && y)
@@ -88,13 +95,13 @@ static void record_slope(struct hx_sweep *sw, const struct hx_slope *s, double r
 	struct hx_symptom at_top;
 
 	for (unsigned i = 0; i < sw->n; i++)
-		if (!low || sw->pt[i].level < low->level)
+		if (!low || hx_sweep_farther(sw, low->level, sw->pt[i].level))
 			low = &sw->pt[i];
 	w->slope = true;
 	w->slope_per_doubling = exp2(s->b) - 1;
 	w->slope_lo = exp2(s->b_lo) - 1;
 	w->slope_hi = exp2(s->b_hi) - 1;
-	w->crossing = reach < low->level ? low->level : round(reach);
+	w->crossing = hx_sweep_farther(sw, low->level, reach) ? low->level : round(reach);
 	w->level = w->crossing;
 	w->slope_points = (unsigned)s->n;
 	at_top = top->s;
@@ -116,8 +123,9 @@ int hx_wall_slope(struct hx_sweep *sw, double cand)
 	if (!top)
 		return 0;
 	fit(sw, &s);
-	reach = hx_slope_reach(&s, thr);
-	if (s.ok && (thr < 0 ? s.b_hi < 0 : s.b_lo > 0) && reach <= top->level) {
+	reach = sweep_u(sw, hx_slope_reach(&s, thr)); /* back to a level (1/u is its own inverse) */
+	if (s.ok && (thr < 0 ? s.b_hi < 0 : s.b_lo > 0) && isfinite(reach) &&
+	    !hx_sweep_farther(sw, reach, top->level)) {
 		record_slope(sw, &s, reach);
 		return 0;
 	}

@@ -148,13 +148,22 @@ static int persists(struct hx_sweep *sw, const double *lv, unsigned n, unsigned 
 	return 0;
 }
 
-static double midpoint(double lo, double hi)
+/* A level between GOOD (nearer neutral) and BAD: geometric, at least one step from GOOD. */
+static double midpoint(const struct hx_sweep *sw, double good, double bad)
 {
-	double mid = lo > 0 ? round(sqrt(lo * hi)) : round((lo + hi) / 2);
+	double mid = good > 0 ? round(sqrt(good * bad)) : round((good + bad) / 2);
 
-	if (mid <= lo)
-		mid = lo + 1;
+	if (!hx_sweep_farther(sw, mid, good))
+		mid = good + sw->dir;
 	return mid;
+}
+
+/* Whether (GOOD, BAD] is still wider than one step and 5%. */
+static bool bracket_wide(double good, double bad)
+{
+	double lo = fmin(good, bad), hi = fmax(good, bad);
+
+	return hi - lo > 1 && hi > 1.05 * lo;
 }
 
 /* Narrow (good, bad] to the knee; *BAD ends as the symptom at the wall's level. */
@@ -162,13 +171,12 @@ static int bisect(struct hx_sweep *sw, struct hx_symptom *bad, struct scn_error 
 {
 	struct hx_wall *w = sw->w;
 
-	for (int step = 0; step < 12 && w->level - w->last_good > 1 &&
-			   w->level > 1.05 * w->last_good; step++) {
-		double mid = midpoint(w->last_good, w->level);
+	for (int step = 0; step < 12 && bracket_wide(w->last_good, w->level); step++) {
+		double mid = midpoint(sw, w->last_good, w->level);
 		const struct hx_sweep_pt *pt;
 		int rc;
 
-		if (mid >= w->level)
+		if (!hx_sweep_farther(sw, w->level, mid))
 			break;
 		rc = hx_sweep_probe(sw, mid, "bisect", &pt, err);
 		if (rc == -EDOM) {
@@ -249,7 +257,8 @@ static int sweep(struct hx_sweep *sw, const double *lv, unsigned n, struct scn_e
 		}
 		if (rc < 0)
 			return rc;
-		w->max_tried = lv[i] > w->max_tried ? lv[i] : w->max_tried;
+		if (hx_sweep_farther(sw, lv[i], w->max_tried))
+			w->max_tried = lv[i];
 		if (!pt->s.present) {
 			good = lv[i];
 			continue;
@@ -287,7 +296,15 @@ static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct
 	for (unsigned i = 0; i < d->n_levels; i++)
 		if (d->levels[i] > d->neutral)
 			lv[n++] = d->levels[i];
-	*sw = (struct hx_sweep){ .r = r, .p = p, .b = b, .w = w, .seq = seq };
+	if (!n) /* every level below neutral (mtu, page size): sweep downward, nearest first */
+		for (unsigned i = d->n_levels; i-- > 0;)
+			if (d->levels[i] < d->neutral)
+				lv[n++] = d->levels[i];
+	w->descending = n && lv[0] < d->neutral;
+	if (w->descending)
+		w->max_tried = d->neutral;
+	*sw = (struct hx_sweep){ .r = r, .p = p, .b = b, .w = w, .seq = seq,
+				 .dir = w->descending ? -1 : 1 };
 	hx_levels_base(p, b->verb, b->metric, &sw->base);
 	rc = sweep(sw, lv, n, err);
 	if (sw->repaired)

@@ -27,10 +27,17 @@ struct hx_sweep {
 	struct hx_wall *w;
 	struct gen_levels base;   /* the search's point with the dimension at neutral */
 	bool repaired;            /* some level needed more flows to build */
+	int dir;                  /* +1: levels above neutral, swept upward; -1: below, downward */
 	struct hx_seq *seq;       /* sequential testing counts (the outcome's) */
 	unsigned n;
 	struct hx_sweep_pt pt[HX_SWEEP_MAX];
 };
+
+/* Whether level A lies farther from neutral than B in the sweep's direction. */
+static inline bool hx_sweep_farther(const struct hx_sweep *sw, double a, double b)
+{
+	return sw->dir > 0 ? a > b : a < b;
+}
 
 /* The search's point at LEVEL, measured once (memoised in SW) and judged. */
 int hx_sweep_probe(struct hx_sweep *sw, double level, const char *phase,

@@ -4,7 +4,8 @@
  * (see hx_causal.h for the method and DESIGN.md "Causal testing").
  *
  * Per (verb, metric) with a baseline:
- *  1. S = every scale dimension at its highest level, the others neutral (hx_causal_extreme).
+ *  1. S = every scale dimension at its level farthest from neutral, the others neutral
+ *     (hx_causal_extreme).
  *     When S shows no symptom, each wall found by the wall search is a starting point instead.
  *  2. LSA at the starting point: candidates and their sensitivity order. A non-scale
  *     dimension whose move away from neutral makes the symptom significantly worse is moved
@@ -227,32 +228,40 @@ static void add_found(uint32_t k, uint32_t cand, uint32_t *found, uint32_t *cand
 	}
 }
 
-/* Causes that share a member with set KEPT found at PT ({A, flows} found, {B, flows} hidden
- * behind it: explaining KEPT away removes flows too). With KEPT removed, each member is
- * restored alone; a point that shows the symptom again holds another set needing it. */
+/* Causes that share a member with set KEPT found at PT ({A, flows} found, {B, flows} and
+ * {C, flows} hidden behind it: explaining KEPT away removes flows too). With KEPT removed,
+ * each member is restored alone; while that point shows the symptom, the minimal set there is
+ * another set needing the member, and it is explained away in turn (all but the member), so
+ * every set sharing the member is found, not only the first. */
 static int shared_members(struct cct *x, const struct gen_levels *pt, uint32_t kept,
 			  const struct hx_lsa *lsa, uint32_t *found, uint32_t *cands,
 			  unsigned *n_found)
 {
 	for (unsigned m = 0; m < x->p->n_dims && (kept & (kept - 1)); m++) {
-		const struct hx_point_result *r;
 		struct gen_levels q = *pt;
-		struct hx_symptom s;
-		uint32_t cand, more = 0;
-		int rc;
+		uint32_t mb = 1u << m;
 
-		if (!(kept & (1u << m)))
+		if (!(kept & mb))
 			continue;
-		remove_bits(x->p, &q, kept & ~(1u << m));
-		if ((rc = judge(x, &q, &s, NULL, &r)) < 0)
-			return rc;
-		if (!s.present)
-			continue;
-		cand = lsa->candidates & nonneutral(x->p, &q);
-		if ((rc = minimal_set(x, &q, cand, lsa, &more)) < 0)
-			return rc;
-		if (more && more != kept && (more & (1u << m)))
-			add_found(more, cand, found, cands, n_found);
+		remove_bits(x->p, &q, kept & ~mb);
+		while (*n_found < MAX_FOUND) {
+			const struct hx_point_result *r;
+			struct hx_symptom s;
+			uint32_t cand = lsa->candidates & nonneutral(x->p, &q), more = 0;
+			int rc;
+
+			if ((rc = judge(x, &q, &s, NULL, &r)) < 0)
+				return rc;
+			if (!s.present)
+				break;
+			if ((rc = minimal_set(x, &q, cand, lsa, &more)) < 0)
+				return rc;
+			if (!(more & ~mb)) /* nothing left to explain away besides the member */
+				break;
+			if (more != kept && (more & mb))
+				add_found(more, cand, found, cands, n_found);
+			remove_bits(x->p, &q, more & ~mb);
+		}
 	}
 	return 0;
 }

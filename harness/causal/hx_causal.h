@@ -120,7 +120,11 @@ double hx_causal_degradation(enum gen_metric m, const struct hx_point_result *ba
 /* The ordered axis of a plan dimension: its levels plus neutral, ascending (categorical: the
  * levels in plan order, neutral first). Returns the count (<= HX_PLAN_MAX_LEVELS + 1). */
 unsigned hx_causal_axis(const struct hx_plan_dim *d, double *axis);
-/* The level of D at the stress point: a scale dimension's highest level, else neutral. */
+/* How far LEVEL is from D's neutral level: |log(level / neutral)| for positive levels (a
+ * 4x step counts the same up or down), else |level - neutral|. */
+double hx_level_distance(const struct hx_plan_dim *d, double level);
+/* The level of D at the stress point: a scale dimension's level farthest from neutral (the
+ * higher one on a tie; mtu 256 when neutral is 4096), else neutral. */
 double hx_causal_extreme(const struct hx_plan_dim *d);
 
 struct hx_lsa_dim {

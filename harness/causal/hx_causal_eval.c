@@ -326,14 +326,23 @@ unsigned hx_causal_axis(const struct hx_plan_dim *d, double *axis)
 	return j;
 }
 
+double hx_level_distance(const struct hx_plan_dim *d, double level)
+{
+	return level > 0 && d->neutral > 0 ? fabs(log(level / d->neutral))
+					   : fabs(level - d->neutral);
+}
+
 double hx_causal_extreme(const struct hx_plan_dim *d)
 {
 	double best = d->neutral;
 
 	if (!d->scale || d->dim->kind == GEN_DIM_CATEGORICAL)
 		return d->neutral;
-	for (unsigned i = 0; i < d->n_levels; i++)
-		if (d->levels[i] > best)
+	for (unsigned i = 0; i < d->n_levels; i++) {
+		double far = hx_level_distance(d, d->levels[i]), now = hx_level_distance(d, best);
+
+		if (far > now || (far == now && d->levels[i] > best))
 			best = d->levels[i];
+	}
 	return best;
 }

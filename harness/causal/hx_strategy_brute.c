@@ -45,11 +45,6 @@ static bool shapes_rules(const struct gen_dimension *d)
 	       !strcmp(d->name, "subnets") || !strcmp(d->name, "encap_contexts");
 }
 
-static double nearness(const struct hx_plan_dim *d, double level)
-{
-	return level > 0 && d->neutral > 0 ? fabs(log(level / d->neutral)) : fabs(level - d->neutral);
-}
-
 static int record(struct brute *bf, unsigned b, const struct gen_levels *l, uint32_t bits,
 		  const struct hx_point_result *r, double degr)
 {
@@ -80,8 +75,8 @@ static int record(struct brute *bf, unsigned b, const struct gen_levels *l, uint
 		double lv = gen_levels_get(l, bf->p->dims[i].dim);
 
 		if ((bits & (1u << i)) &&
-		    (isnan(s->wall[i]) || nearness(&bf->p->dims[i], lv) <
-						   nearness(&bf->p->dims[i], s->wall[i])))
+		    (isnan(s->wall[i]) || hx_level_distance(&bf->p->dims[i], lv) <
+						   hx_level_distance(&bf->p->dims[i], s->wall[i])))
 			s->wall[i] = lv;
 	}
 	if (degr > s->worst) {
@@ -101,7 +96,8 @@ static double toward(const struct brute *bf, unsigned i, double level)
 	for (unsigned k = 0; k < bf->n_axis[i]; k++) {
 		double a = bf->axis[i][k];
 
-		if (nearness(d, a) < nearness(d, level) && nearness(d, a) > nearness(d, best) &&
+		if (hx_level_distance(d, a) < hx_level_distance(d, level) &&
+		    hx_level_distance(d, a) > hx_level_distance(d, best) &&
 		    (a - d->neutral) * (level - d->neutral) > 0)
 			best = a;
 	}
@@ -163,10 +159,11 @@ static int visit(struct brute *bf, struct hx_eval *e, const struct hx_outcome *o
 			if (lv != bf->p->dims[i].neutral)
 				bits |= 1u << i;
 		}
-		rc = hx_eval_point(e, &l, "brute", &r, err);
+		/* judged as cct judges (sequential testing included), so that the reference
+		 * does not lose a symptom to one outlier among a point's repeats */
+		rc = hx_eval_judge(e, bf->p, &base->r, &l, "brute", &r, &s, err);
 		if (rc < 0)
 			return rc;
-		hx_symptom_judge(&bf->p->thresholds, base->metric, &base->r, r, &s);
 		if (s.present &&
 		    record(bf, b, &l, bits, r, hx_causal_degradation(base->metric, &base->r, r)) < 0)
 			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "brute: out of memory");

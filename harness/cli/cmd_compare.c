@@ -6,8 +6,8 @@
  * brute force.
  *
  * Each strategy runs alone: its own campaign row (plan hash suffixed ":compare-<strategy>")
- * and its own trial cache (a testbed identity prefixed "compare-<strategy>:<plan hash>:", so
- * trial keys differ), starting from a NIC with no rules. It is charged what its own trials
+ * and its own trial cache (a testbed identity prefixed "compare-<strategy>:", so trial keys
+ * differ; like any trial key, not the plan's), starting from a NIC with no rules. It is charged what its own trials
  * cost in its own rule-programming order: every distinct trial it measured once (a resumed
  * compare finds them in the store and charges the same). The share of testbed-hours spent in
  * timeouts is shown beside, since a timeout's cost is a setting, not the NIC's. The plan's
@@ -81,8 +81,8 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 	}
 	r->cost_s = 0;
 	requested = r->measured + r->cached;
-	if ((size_t)snprintf(r->desc.identity, sizeof(r->desc.identity), "compare-%s:%s:%s",
-			     hx_strategy_name(s), e->plan->hash, e->identity) >=
+	if ((size_t)snprintf(r->desc.identity, sizeof(r->desc.identity), "compare-%s:%s",
+			     hx_strategy_name(s), e->identity) >=
 	    sizeof(r->desc.identity)) { /* a cut identity could be another strategy's */
 		free(o);
 		hx_eval_free(ev);

@@ -96,8 +96,9 @@ static void wall_cases(FILE *f, const struct hx_plan *p, const struct hx_outcome
 		snprintf(name, sizeof(name), "no wall in range: %s (%s %s)", w->dim->name,
 			 topo_verb_name(w->verb), w->metric == GEN_METRIC_LAT ? "lat" : "bw");
 		if (w->slope)
-			snprintf(msg, sizeof(msg), "slope along %s: %+.1f%% per doubling, reaches the "
+			snprintf(msg, sizeof(msg), "slope along %s: %+.1f%% per %s, reaches the "
 				 "threshold near %s, %s %s", w->dim->name, 100.0 * w->slope_per_doubling,
+				 w->descending ? "halving" : "doubling",
 				 hx_level_text(w->dim, w->crossing, lv, sizeof(lv)), w->class_, w->kind);
 		else if (isfinite(w->effect))
 			snprintf(msg, sizeof(msg), "wall at %s = %s: %+.1f%% (p = %.2g), %s %s",

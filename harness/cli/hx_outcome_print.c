@@ -95,11 +95,12 @@ static void print_slope(const struct hx_wall *w, FILE *out)
 {
 	char lv[32], max[32];
 
-	fprintf(out, "slope %+.1f%%/doubling [%+.1f%%, %+.1f%%], reaches the threshold near %s "
-		"(fit over %u trials up to %s)%s\n",
-		100 * w->slope_per_doubling, 100 * w->slope_lo, 100 * w->slope_hi,
+	fprintf(out, "slope %+.1f%%/%s [%+.1f%%, %+.1f%%], reaches the threshold near %s "
+		"(fit over %u trials %s %s)%s\n",
+		100 * w->slope_per_doubling, w->descending ? "halving" : "doubling",
+		100 * w->slope_lo, 100 * w->slope_hi,
 		hx_level_text(w->dim, w->crossing, lv, sizeof(lv)), w->slope_points,
-		hx_level_text(w->dim, w->max_tried, max, sizeof(max)),
+		w->descending ? "down to" : "up to", hx_level_text(w->dim, w->max_tried, max, sizeof(max)),
 		w->in_range ? "  << inside qualified range" : "");
 }
 
@@ -112,7 +113,8 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 	if (w->slope) {
 		print_slope(w, out);
 	} else if (!w->found) {
-		fprintf(out, "no wall up to %s\n", hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
+		fprintf(out, "no wall %s %s\n", w->descending ? "down to" : "up to",
+			hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
 	} else {
 		fprintf(out, "%9s %9s %10s %8.2g  %-4s %-11s%s\n",
 			hx_level_text(w->dim, w->level, lv, sizeof(lv)),
@@ -245,6 +247,7 @@ static struct json_object *wall_json(const struct hx_wall *w)
 	json_object_object_add(j, "level", num_or_null(w->level));
 	json_object_object_add(j, "last_good", json_object_new_double(w->last_good));
 	json_object_object_add(j, "max_tried", json_object_new_double(w->max_tried));
+	json_object_object_add(j, "descending", json_object_new_boolean(w->descending));
 	/* null: every trial at the wall failed, so there is no effect size */
 	json_object_object_add(j, "effect", num_or_null(w->effect));
 	json_object_object_add(j, "p_value", num_or_null(w->p_value));

@@ -71,7 +71,9 @@ static int top_scalars(const struct ycfg_node *root, struct hx_plan *p, struct s
 	if ((rc = ycfg_opt_int(root, "repeats", 1, 100, 3, &v, err)) < 0)
 		return rc;
 	p->repeats = (unsigned)v;
-	if ((rc = ycfg_opt_int(root, "max_repeats", v, 100, v, &v, err)) < 0)
+	/* sequential testing on by default: a point that `repeats` trials cannot decide (one
+	 * outlier among three, say) gets more, up to three times as many */
+	if ((rc = ycfg_opt_int(root, "max_repeats", v, 100, v * 3 < 100 ? v * 3 : 100, &v, err)) < 0)
 		return rc;
 	p->max_repeats = (unsigned)v;
 	return 0;
