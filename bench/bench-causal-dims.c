@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench-causal-dims: how the causal analysis scales with the number of plan dimensions.
- * Plans of 6, 8, 10 and 12 dimensions on a simulated profile with planted causes
- * (testbeds/sim/profiles/test-mixed.yaml: decap masks, flows, and qps x page_size only
- * together); the dimensions beyond the first six carry no planted cause. Each size runs
+ * The first 6, 8, 10 and 12 dimensions of tests/plans/many-dims/plan.yaml, on a simulated
+ * profile with planted causes (testbeds/sim/profiles/test-mixed.yaml: decap masks, flows, and
+ * qps x page_size only together); the dimensions beyond the first six carry no planted cause. Each size runs
  * `scalacn compare --json` (every strategy alone, on its own trials) and prints, in one run,
  * the trials of cct and brute force, their ratio, and each one's recall of the planted
  * causes, plus cct's agreement with brute force and its confident causes that are neither
@@ -18,21 +18,6 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-
-static const char *const dims_yaml[] = {
-	"  - name: server.decap_masks\n    levels: [128]\n    neutral: 1\n",
-	"  - name: flows\n    levels: [16K]\n    neutral: 256\n",
-	"  - name: qps\n    levels: [1K]\n",
-	"  - name: page_size\n    levels: [4K]\n    neutral: 2M\n    scale: false\n",
-	"  - name: msg_size\n    levels: [8K]\n    neutral: 64K\n    scale: false\n",
-	"  - name: tx_depth\n    levels: [1K]\n",
-	"  - name: traffic_class\n    levels: [3]\n",
-	"  - name: cores\n    levels: [16]\n",
-	"  - name: uar_spread\n    levels: [64]\n",
-	"  - name: rule_churn\n    levels: [1024]\n",
-	"  - name: mtu\n    levels: [1024]\n",
-	"  - name: subnets\n    levels: [16]\n",
-};
 
 /* The planted causes, members sorted by name and joined with ','. */
 static const char *const planted[] = { "server.decap_masks", "flows", "page_size,qps" };
@@ -96,21 +81,50 @@ static void read_strategy(struct json_object *s, struct strategy_result *r)
 			    sizeof(r->causes[0]));
 }
 
-/* Write the plan of the first N dimensions into DIR; its path into PLAN. */
-static int write_plan(const char *dir, unsigned n, char *plan, size_t len)
+/* Write PLAN_TEXT cut after its first N dimensions (one "  - name:" entry each) into DIR,
+ * its testbed made absolute (TB); the path into PLAN. */
+static int write_plan(const char *dir, const char *plan_text, const char *tb, unsigned n,
+		      char *plan, size_t len)
 {
+	const char *cut = plan_text, *dims = strstr(plan_text, "\ndimensions:\n");
 	FILE *f;
 
+	if (!dims)
+		return -1;
+	cut = dims + 1;
+	for (unsigned i = 0; i <= n && cut; i++)
+		cut = strstr(cut + 1, "\n  - name:");
 	snprintf(plan, len, "%s/dims%u.yaml", dir, n);
 	if (!(f = fopen(plan, "w")))
 		return -1;
-	fprintf(f, "name: dims%u\nseed: 7\nrepeats: 3\nverbs: [write]\nmetrics: [bw]\n"
-		   "testbed: %s/tb.yaml\nthresholds: {bw_drop: 10%%, significance: 0.01}\n"
-		   "dimensions:\n", n, dir);
-	for (unsigned i = 0; i < n; i++)
-		fputs(dims_yaml[i], f);
+	for (const char *l = plan_text; l < (cut ? cut + 1 : plan_text + strlen(plan_text));) {
+		const char *nl = strchr(l, '\n');
+		size_t k = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (!strncmp(l, "testbed:", 8))
+			fprintf(f, "testbed: %s\n", tb);
+		else if (!strncmp(l, "name:", 5))
+			fprintf(f, "name: dims%u\n", n);
+		else
+			fwrite(l, 1, k, f);
+		l += k;
+	}
 	fclose(f);
 	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = f ? calloc(1, 1 << 16) : NULL;
+
+	if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	return buf;
 }
 
 /* Run compare on PLAN; fill BRUTE and CCT. */
@@ -181,29 +195,27 @@ static void print_row(unsigned n, const struct strategy_result *b,
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/bench-causal-dims.XXXXXX", path[512], plan[512];
+	char dir[] = "/tmp/bench-causal-dims.XXXXXX", path[512], plan[512], tb[512], *text;
 	static const unsigned sizes[] = { 6, 8, 10, 12 };
-	FILE *f;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s SCALACN SOURCE_ROOT\n", argv[0]);
 		return 2;
 	}
-	if (!mkdtemp(dir))
+	snprintf(path, sizeof(path), "%s/tests/plans/many-dims/plan.yaml", argv[2]);
+	snprintf(tb, sizeof(tb), "%s/tests/plans/many-dims/tb.yaml", argv[2]);
+	if (!(text = slurp(path)) || !mkdtemp(dir)) {
+		fprintf(stderr, "bench-causal-dims: cannot read %s\n", path);
 		return 1;
-	snprintf(path, sizeof(path), "%s/tb.yaml", dir);
-	if (!(f = fopen(path, "w")))
-		return 1;
-	fprintf(f, "kind: sim\nprofile: %s/testbeds/sim/profiles/test-mixed.yaml\n", argv[2]);
-	fclose(f);
-	printf("Causal analysis vs plan dimensions (test-mixed.yaml: 3 planted causes, one of them "
-	       "{qps, page_size}; write bw, 2 levels per dimension, 3 repeats):\n");
+	}
+	printf("Causal analysis vs plan dimensions (tests/plans/many-dims: 3 planted causes, one "
+	       "of them {qps, page_size}; write bw, 2 levels per dimension, 3 repeats):\n");
 	printf("  %4s %12s %10s %10s %11s %11s %12s %8s\n", "dims", "brute trials", "cct trials",
 	       "ratio", "brute recall", "cct recall", "cct=brute", "cct false");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct strategy_result b, c;
 
-		if (write_plan(dir, sizes[i], plan, sizeof(plan)) < 0 ||
+		if (write_plan(dir, text, tb, sizes[i], plan, sizeof(plan)) < 0 ||
 		    run_compare(argv[1], dir, plan, sizes[i], &b, &c) < 0) {
 			fprintf(stderr, "bench-causal-dims: compare failed at %u dimensions (%s)\n",
 				sizes[i], dir);
@@ -213,6 +225,7 @@ int main(int argc, char **argv)
 	}
 	printf("(recall: planted causes found with exactly their members; cct=brute: brute force's "
 	       "causes cct also names; cct false: cct causes neither planted nor brute force's)\n");
+	free(text);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	return system(path) == 0 ? 0 : 1;
 }

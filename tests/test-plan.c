@@ -96,9 +96,9 @@ static void test_plan_good(void **state)
 	assert_int_equal(p->seed, 1);
 	assert_true(p->budget_hours == 24);
 	assert_int_equal(p->repeats, 3);
-	assert_int_equal(p->max_repeats, 3); /* sequential testing off */
-	assert_int_equal(p->thresholds.looks, 1);
-	assert_true(p->thresholds.alpha == p->thresholds.significance);
+	assert_int_equal(p->max_repeats, 9); /* sequential testing on: 3 x repeats */
+	assert_int_equal(p->thresholds.looks, 3);
+	assert_true(fabs(p->thresholds.alpha - p->thresholds.significance / 3) < 1e-15);
 	assert_true(p->thresholds.lat_rise == 0.20);
 	assert_true(p->thresholds.significance == 0.05);
 	assert_true(p->thresholds.errors);

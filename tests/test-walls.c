@@ -107,12 +107,14 @@ static void test_walls_slope_without_knee(void **state)
 	fake_campaign_close(&c);
 }
 
-/* One timeout in three at the top levels, not significant: no wall, and the note says so. */
+/* One timeout in three at the top levels, not significant (sequential testing off): no wall,
+ * and the note says so. */
 static void test_walls_one_failure_is_no_wall(void **state)
 {
 	struct fake_campaign c;
 	struct fake_tb f;
-	const struct hx_wall *w = walls_of(&c, &f, ONE_FAIL, 0.005, PLAN("[16, 256, 1024]"));
+	const struct hx_wall *w = walls_of(&c, &f, ONE_FAIL, 0.005,
+					   PLAN("[16, 256, 1024]") "max_repeats: 3\n");
 
 	(void)state;
 	assert_false(w->found);
@@ -174,8 +176,8 @@ static void test_walls_noise_too_high_is_said(void **state)
 }
 
 /* A -20% knee at cv 6%: three repeats cannot decide it (the interval straddles the 10%
- * threshold), so there is no wall; with max_repeats the search adds repeats until it can,
- * and says how many it needed. */
+ * threshold), so with sequential testing off there is no wall; with max_repeats the search
+ * adds repeats until it can, and says how many it needed. */
 static void test_walls_sequential_testing_decides(void **state)
 {
 	struct fake_campaign c;
@@ -183,7 +185,7 @@ static void test_walls_sequential_testing_decides(void **state)
 	const struct hx_wall *w;
 
 	(void)state;
-	w = walls_of(&c, &f, KNEE20, 0.06, PLAN("[16, 256, 1024]"));
+	w = walls_of(&c, &f, KNEE20, 0.06, PLAN("[16, 256, 1024]") "max_repeats: 3\n");
 	assert_false(w->found);
 	assert_non_null(strstr(w->note, "not decided at this noise: more repeats needed"));
 	assert_int_equal(c.o->seq.points, 0);
@@ -213,7 +215,7 @@ static void test_walls_drift_is_seen_and_marked(void **state)
 	const struct hx_wall *w;
 
 	(void)state;
-	w = walls_of(&c, &f, DRIFT, 0.005, PLAN("[16, 256]"));
+	w = walls_of(&c, &f, DRIFT, 0.005, PLAN("[16, 256]") "max_repeats: 3\n");
 	assert_true(w->found); /* what drift alone makes of a sweep */
 	assert_false(w->drifted);
 	fake_campaign_drift(&c, "walls");

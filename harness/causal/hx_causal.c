@@ -580,27 +580,20 @@ int hx_causal_cct(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_outcome *o,
 		  enum hx_strategy s, struct hx_analysis *a, struct scn_error *err)
 {
-	struct hx_outcome *ro = malloc(sizeof(*ro)); /* baselines without outliers */
 	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->strategy = s;
-	if (!ro)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
-	memcpy(ro, o, sizeof(*ro));
-	for (unsigned b = 0; b < ro->n_baselines; b++)
-		hx_causal_robust(&ro->baselines[b].r);
-	switch (s) {
-	case HX_STRATEGY_BRUTE: rc = hx_strategy_brute(e, p, ro, a, err); break;
-	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, ro, a, err); break;
-	default: rc = hx_causal_cct(e, p, ro, a, err); break;
+	switch (s) { /* baselines are summarised without outliers already (hx_point_finish) */
+	case HX_STRATEGY_BRUTE: rc = hx_strategy_brute(e, p, o, a, err); break;
+	case HX_STRATEGY_ANNEAL: rc = hx_strategy_anneal(e, p, o, a, err); break;
+	default: rc = hx_causal_cct(e, p, o, a, err); break;
 	}
 	if (rc == 0 || rc == -EDQUOT) {
-		int rs = hx_analysis_support(e, p, ro, a, err);
+		int rs = hx_analysis_support(e, p, o, a, err);
 
 		rc = rs < 0 && rs != -EDQUOT ? rs : rc ? rc : rs;
 	}
-	free(ro);
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);
 	a->cost_s = hx_eval_cost(e);

@@ -31,8 +31,9 @@
  * more encap contexts than flows) is repaired by raising flows to the smallest level that
  * builds (gen_levels_repair, as every phase does). Causal sets are stated in requested levels.
  *
- * Every point result (and baseline) is judged without its outlier repeats
- * (hx_causal_robust), and a removal only "cures" when it moves the metric beyond noise.
+ * Every point result (and baseline) is judged without its outlier repeats (its summary is
+ * hx_summarise_robust's, harness/trial), and a removal only "cures" when it moves the metric
+ * beyond noise.
  *
  * Assumes: a dimension is "removed" at its plan neutral level; larger |level - neutral| on an
  * ordered dimension is more demanding. The harness never reads testbed internals.
@@ -95,11 +96,6 @@ unsigned long hx_eval_points(const struct hx_eval *e);
 unsigned long hx_eval_trials(const struct hx_eval *e);
 double hx_eval_cost(const struct hx_eval *e);
 
-/* Recompute R's summary without outliers among its repeats (farther than 4 MADs and 10% from
- * the median; at least 3 values kept, only when no trial failed): one trial in a hundred
- * that runs 1.5x slow must not decide a symptom. The evaluator applies it to every point;
- * hx_causal_run to the baselines. x[] and ids[] stay as measured. */
-void hx_causal_robust(struct hx_point_result *r);
 
 
 /* ---- Symptoms and sensitivity --------------------------------------------------------- */

@@ -167,7 +167,6 @@ static int measure(struct hx_eval *e, struct eval_entry *s, const struct gen_lev
 	}
 	if (rc < 0)
 		return rc;
-	hx_causal_robust(s->r);
 	e->used += fresh;
 	e->points += fresh && first == 0;
 	e->trials += s->r->n - before;
@@ -243,38 +242,6 @@ int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char 
 		      const struct hx_point_result **out, struct scn_error *err)
 {
 	return eval_at(e, l, phase, HX_REPLICATE_REPEAT, 0, out, err);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void hx_causal_robust(struct hx_point_result *r)
-{
-	double v[HX_MAX_REPEATS], dev[HX_MAX_REPEATS], keep[HX_MAX_REPEATS], med, mad;
-	size_t n = r->n, k = 0;
-
-	if (r->failed || r->unusable || n < 4) /* every repeat measured */
-		return;
-	memcpy(v, r->x, n * sizeof(*v));
-	med = median(v, n);
-	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(r->x[i] - med);
-	mad = 1.4826 * median(dev, n);
-	for (size_t i = 0; i < n; i++)
-		if (fabs(r->x[i] - med) <= 4 * mad || fabs(r->x[i] - med) <= 0.1 * fabs(med))
-			keep[k++] = r->x[i];
-	if (k < n && k >= 3)
-		hx_summarise(keep, k, &r->s);
 }
 
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,

@@ -31,9 +31,16 @@ static void print_baselines(const struct hx_outcome *o, FILE *out)
 	for (unsigned i = 0; i < o->n_baselines; i++) {
 		const struct hx_baseline *b = &o->baselines[i];
 
-		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%zu repeats, cv %.1f%%)\n",
+		unsigned usable = b->r.n - b->r.failed - b->r.unusable;
+		char left_out[48] = "";
+
+		if (usable > b->r.s.n) /* hx_summarise_robust left gross outliers out */
+			snprintf(left_out, sizeof(left_out), ", %zu outlier%s left out",
+				 usable - b->r.s.n, usable - b->r.s.n > 1 ? "s" : "");
+		fprintf(out, "  %-5s %-3s %10.3f %s +- %.3f (%u repeats%s, cv %.1f%%)\n",
 			topo_verb_name(b->verb), metric_name(b->metric), b->r.s.mean,
-			metric_unit(b->metric), b->r.s.ci95, b->r.s.n, 100 * o->noise[i].cv);
+			metric_unit(b->metric), b->r.s.ci95, b->r.n, left_out,
+			100 * o->noise[i].cv);
 	}
 }
 

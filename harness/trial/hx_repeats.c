@@ -80,7 +80,10 @@ void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
 	for (unsigned i = 0; i < out->n; i++)
 		if (usable(out->x[i]))
 			vals[nv++] = out->x[i];
-	hx_summarise(vals, nv, &out->s);
+	if (out->failed || out->unusable) /* a failed point keeps every value it has */
+		hx_summarise(vals, nv, &out->s);
+	else
+		hx_summarise_robust(vals, nv, &out->s);
 	if (nv == 0)
 		out->s.mean = NAN;
 }

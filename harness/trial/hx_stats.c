@@ -3,9 +3,11 @@
  * hx_stats: means, standard deviations and Welch's t-test on top of GSL.
  */
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "harness/trial/hx_stats.h"
@@ -17,6 +19,29 @@ void hx_summarise(const double *x, size_t n, struct hx_summary *out)
 	out->sd = n > 1 ? gsl_stats_sd_m(x, 1, n, out->mean) : 0.0;
 	out->ci95 = n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) * out->sd / sqrt((double)n)
 			  : 0.0;
+}
+
+void hx_summarise_robust(const double *x, size_t n, struct hx_summary *out)
+{
+	double v[HX_MAX_SLOPE_POINTS], dev[HX_MAX_SLOPE_POINTS], keep[HX_MAX_SLOPE_POINTS];
+	double med, mad;
+	size_t k = 0;
+
+	if (n < 4 || n > HX_MAX_SLOPE_POINTS) {
+		hx_summarise(x, n, out);
+		return;
+	}
+	memcpy(v, x, n * sizeof(*v));
+	gsl_sort(v, 1, n);
+	med = gsl_stats_median_from_sorted_data(v, 1, n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	gsl_sort(dev, 1, n);
+	mad = 1.4826 * gsl_stats_median_from_sorted_data(dev, 1, n);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(x[i] - med) <= 4 * mad || fabs(x[i] - med) <= 0.1 * fabs(med))
+			keep[k++] = x[i];
+	hx_summarise(k >= 3 ? keep : x, k >= 3 ? k : n, out);
 }
 
 double hx_welch_p(const struct hx_summary *a, const struct hx_summary *b)

@@ -21,6 +21,10 @@ struct hx_summary {
 };
 
 void hx_summarise(const double *x, size_t n, struct hx_summary *out);
+/* hx_summarise without gross outliers: with 4 or more values, those farther than 4 MADs and
+ * 10% from the median are left out (at least 3 values kept): one trial in a hundred that runs
+ * 1.5x slow must not decide a symptom, nor make a baseline look noisy. X is not changed. */
+void hx_summarise_robust(const double *x, size_t n, struct hx_summary *out);
 
 /* Welch's t-test of mean(a) != mean(b). Returns the two-sided p-value (1 when either side
  * has fewer than 2 values and the means are equal; 0 when both variances are zero and the

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-causal-dims: the causal analysis at twelve plan dimensions
+ * (tests/plans/many-dims/plan.yaml on testbeds/sim/profiles/test-mixed.yaml, three planted
+ * causes, one of them an interaction). `scalacn compare` runs brute force and cct, each
+ * alone: cct names every planted cause with exactly its members, brute force does too, and
+ * every cause cct names is planted or brute force's (no confident false cause). The
+ * 6..12-dimension table is bench/bench-causal-dims.c's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "e2e_util.h"
+
+/* In plan order, as `compare --json` lists a cause's members. */
+static const char *const planted[] = { "[\"server.decap_masks\"]", "[\"flows\"]",
+				       "[\"qps\",\"page_size\"]" };
+
+static struct json_object *strategy(struct json_object *root, const char *name)
+{
+	struct json_object *arr, *s, *v;
+
+	assert_true(json_object_object_get_ex(root, "strategies", &arr));
+	for (size_t k = 0; k < json_object_array_length(arr); k++) {
+		s = json_object_array_get_idx(arr, k);
+		if (json_object_object_get_ex(s, "strategy", &v) &&
+		    !strcmp(json_object_get_string(v), name))
+			return s;
+	}
+	fail_msg("no strategy %s in compare's JSON", name);
+	return NULL;
+}
+
+/* Whether strategy S names a cause whose members print as MEMBERS. */
+static bool names(struct json_object *s, const char *members)
+{
+	struct json_object *causes, *m;
+
+	assert_true(json_object_object_get_ex(s, "causes", &causes));
+	for (size_t i = 0; i < json_object_array_length(causes); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(causes, i), "members", &m) &&
+		    !strcmp(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN), members))
+			return true;
+	return false;
+}
+
+static bool is_planted(const char *members)
+{
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++)
+		if (!strcmp(planted[i], members))
+			return true;
+	return false;
+}
+
+static void test_causal_dims_twelve(void **state)
+{
+	char dir[] = "/tmp/test-causal-dims.XXXXXX", db[300], plan[300];
+	const char *args[] = { "compare", "--db", db, "--json", plan, NULL };
+	struct json_object *root, *brute, *cct, *causes, *m;
+	struct e2e_run r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/dims.db", dir);
+	snprintf(plan, sizeof(plan), "%s", e2e_src("tests/plans/many-dims/plan.yaml"));
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	root = json_tokener_parse(r.out);
+	assert_non_null(root);
+	brute = strategy(root, "brute");
+	cct = strategy(root, "cct");
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		if (!names(cct, planted[i]) || !names(brute, planted[i]))
+			fail_msg("planted cause %s: cct %d, brute %d", planted[i],
+				 names(cct, planted[i]), names(brute, planted[i]));
+	}
+	assert_true(json_object_object_get_ex(cct, "causes", &causes));
+	for (size_t i = 0; i < json_object_array_length(causes); i++) {
+		const char *mem;
+
+		assert_true(json_object_object_get_ex(json_object_array_get_idx(causes, i),
+						      "members", &m));
+		mem = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+		if (!is_planted(mem) && !names(brute, mem))
+			fail_msg("cct names %s: neither planted nor brute force's", mem);
+	}
+	json_object_put(root);
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_causal_dims_twelve),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
