@@ -124,7 +124,7 @@ static void test_results_open_creates_schema(void **state)
 	char mode[16];
 
 	assert_int_equal(res_schema_version(f->db), RES_SCHEMA_VERSION);
-	assert_int_equal(RES_SCHEMA_VERSION, 3);
+	assert_int_equal(RES_SCHEMA_VERSION, 4);
 	sql_text(h, "PRAGMA journal_mode", mode, sizeof(mode));
 	assert_string_equal(mode, "wal");
 	assert_int_equal(sql_int(h, "PRAGMA synchronous"), 1); /* NORMAL */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results criteria and phase costs: the verdict of each qualification criterion (table
+ * `criteria`, schema 4), and the trials and testbed-seconds a campaign spent per phase,
+ * for reports and `scalacn diff`.
+ */
+#include "results/res_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define CRITERION_COLS "id, campaign, name, verb, metric, op, required, value, baseline, ratio, " \
+	"pass, status, drifted"
+
+int res_criterion_put(struct res_db *db, struct res_criterion *c, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !c)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_criterion_put: NULL");
+	r = res_prepare(db, "INSERT OR REPLACE INTO criteria (campaign, name, verb, metric, op, "
+			"required, value, baseline, ratio, pass, status, drifted) "
+			"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, c->campaign);
+	res_bind_buf(st, 2, c->name, sizeof(c->name));
+	res_bind_buf(st, 3, c->verb, sizeof(c->verb));
+	res_bind_buf(st, 4, c->metric, sizeof(c->metric));
+	res_bind_buf(st, 5, c->op, sizeof(c->op));
+	res_bind_measured(st, 6, c->required);
+	res_bind_measured(st, 7, c->value);
+	res_bind_measured(st, 8, c->baseline);
+	res_bind_measured(st, 9, c->ratio);
+	sqlite3_bind_int(st, 10, c->pass ? 1 : 0);
+	res_bind_buf(st, 11, c->status, sizeof(c->status));
+	sqlite3_bind_int(st, 12, c->drifted ? 1 : 0);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "storing a criterion");
+	else
+		c->id = sqlite3_last_insert_rowid(db->h);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void criterion_row(sqlite3_stmt *st, struct res_criterion *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(st, 0);
+	c->campaign = sqlite3_column_int64(st, 1);
+	res_col_buf(st, 2, c->name, sizeof(c->name));
+	res_col_buf(st, 3, c->verb, sizeof(c->verb));
+	res_col_buf(st, 4, c->metric, sizeof(c->metric));
+	res_col_buf(st, 5, c->op, sizeof(c->op));
+	c->required = res_col_measured(st, 6);
+	c->value = res_col_measured(st, 7);
+	c->baseline = res_col_measured(st, 8);
+	c->ratio = res_col_measured(st, 9);
+	c->pass = sqlite3_column_int(st, 10) != 0;
+	res_col_buf(st, 11, c->status, sizeof(c->status));
+	c->drifted = sqlite3_column_int(st, 12) != 0;
+}
+
+int res_criterion_each(struct res_db *db, int64_t campaign, res_criterion_cb cb, void *ctx,
+		       struct scn_error *err)
+{
+	struct res_criterion c;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !cb)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_criterion_each: NULL");
+	r = res_prepare(db, "SELECT " CRITERION_COLS " FROM criteria WHERE campaign = ?1 "
+			"ORDER BY id", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, campaign);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		criterion_row(st, &c);
+		if ((r = cb(&c, ctx)))
+			break;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "listing criteria");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *ctx,
+		   struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !cb)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_phase_each: NULL");
+	r = res_prepare(db, "SELECT p.phase, COUNT(t.id), TOTAL(t.cost_s), MIN(t.id) AS first "
+			"FROM trials t JOIN points p ON p.id = t.point WHERE t.campaign = ?1 "
+			"GROUP BY p.phase ORDER BY first", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, campaign);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *phase = (const char *)sqlite3_column_text(st, 0);
+
+		if ((r = cb(phase ? phase : "", sqlite3_column_int64(st, 1),
+			    sqlite3_column_double(st, 2), ctx)))
+			break;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "counting trials per phase");
+	sqlite3_finalize(st);
+	return r;
+}
