@@ -217,6 +217,11 @@ typedef int (*res_phase_cb)(const char *phase, int64_t trials, double cost_s, vo
 int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *ctx,
 		   struct scn_error *err);
 
+/* The points of CAMPAIGN stored with PHASE (id and levels JSON), in id order. */
+typedef int (*res_levels_cb)(int64_t point, const char *levels_json, void *ctx);
+int res_phase_points(struct res_db *db, int64_t campaign, const char *phase,
+		     res_levels_cb cb, void *ctx, struct scn_error *err);
+
 /* ---- Export ---------------------------------------------------------------------------- */
 /* CSV of all trials of a campaign (<= 0: all) with one column per dimension seen. */
 int res_export_csv(struct res_db *db, int64_t campaign, FILE *out, struct scn_error *err);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * results criteria and phase costs: the verdict of each qualification criterion (table
- * `criteria`, schema 4), and the trials and testbed-seconds a campaign spent per phase,
- * for reports and `scalacn diff`.
+ * results for reports: the verdict of each qualification criterion (table `criteria`,
+ * schema 4), the trials and testbed-seconds a campaign spent per phase, and the points
+ * of one phase (the baselines a report draws its bands from); read by harness/report/.
  */
 #include "results/res_int.h"
 
@@ -111,6 +111,32 @@ int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *c
 	}
 	if (!r && rc != SQLITE_DONE)
 		r = res_sqlerr(db, rc, err, "counting trials per phase");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int res_phase_points(struct res_db *db, int64_t campaign, const char *phase,
+		     res_levels_cb cb, void *ctx, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!db || !cb || !phase)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_phase_points: NULL");
+	r = res_prepare(db, "SELECT id, levels_json FROM points WHERE campaign = ?1 AND phase = ?2 "
+			"ORDER BY id", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, campaign);
+	sqlite3_bind_text(st, 2, phase, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *levels = (const char *)sqlite3_column_text(st, 1);
+
+		if ((r = cb(sqlite3_column_int64(st, 0), levels ? levels : "{}", ctx)))
+			break;
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, "listing points");
 	sqlite3_finalize(st);
 	return r;
 }
