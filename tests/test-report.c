@@ -4,7 +4,8 @@
  * is written in under 5 s, is well-formed XML (xmllint), links only files of its folder and
  * its own anchors (no script, no stylesheet or font from elsewhere, no remote reference in
  * the SVGs: url() only of their own #ids), holds every section with the campaign's numbers as the store has them; the md
- * and json formats carry the same numbers; an interrupted campaign still renders and says
+ * and json formats carry the same numbers; a fitted model's section shows its stored R^2,
+ * held-out bias and the plane beside it; an interrupted campaign still renders and says
  * what is missing; bad options exit 2.
  */
 #include <setjmp.h>
@@ -247,6 +248,44 @@ static void test_interrupted(void **state)
 	assert_int_equal(rpt_shell(path, NULL), 0);
 }
 
+/* A campaign with a model phase, fitted: the models section shows the stored quality. */
+static void test_models(void **state)
+{
+	struct ctx *c = *state;
+	char db[300], dir[300], path[400], want[256], buf[128], *page;
+	const char *run[] = { "run", e2e_src("examples/plans/quickstart-model.yaml"), "--db", db,
+			      "--quiet", NULL };
+	const char *fit[] = { "fit", "--db", db, "--inputs", "causes", NULL };
+	const char *rep[] = { "report", "--db", db, "-o", dir, NULL };
+	struct e2e_run r;
+
+	snprintf(db, sizeof(db), "%s/m.db", c->dir);
+	snprintf(dir, sizeof(dir), "%s/m-report", c->dir);
+	assert_int_equal(e2e_scalacn_run(&r, run), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, fit), 0);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 0);
+	e2e_run_free(&r);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	assert_non_null(page = e2e_read_file(path));
+	rpt_sql_text(db, "SELECT printf('<td>R^2</td><td>%.4f (RMSE %.4g Gb/s)</td>', "
+		     "json_extract(quality_json, '$.r2'), json_extract(quality_json, '$.rmse')) "
+		     "FROM models ORDER BY id DESC", buf, sizeof(buf));
+	assert_has(page, buf);
+	rpt_sql_text(db, "SELECT printf('max %.2f%%, mean %.2f%%', "
+		     "100 * json_extract(quality_json, '$.cv_max_bias'), "
+		     "100 * json_extract(quality_json, '$.cv_mean_bias')) FROM models ORDER BY id DESC",
+		     buf, sizeof(buf));
+	assert_has(page, buf);
+	snprintf(want, sizeof(want), "<td>baseline regression</td><td>plane: R^2 ");
+	assert_has(page, want);
+	assert_has(page, "src=\"model-1.svg\"");
+	assert_has(page, "src=\"residuals-1.svg\"");
+	assert_null(strstr(page, "No model was fitted"));
+	free(page);
+}
+
 static void test_usage(void **state)
 {
 	struct ctx *c = *state;
@@ -271,7 +310,7 @@ int main(void)
 		cmocka_unit_test(test_generated_quickly),   cmocka_unit_test(test_well_formed),
 		cmocka_unit_test(test_links_local),         cmocka_unit_test(test_sections_and_numbers),
 		cmocka_unit_test(test_md_and_json),         cmocka_unit_test(test_interrupted),
-		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_models),              cmocka_unit_test(test_usage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -108,11 +108,23 @@ static int plot_causes(struct hx_rep *r, const char *dir, unsigned *images)
 	return rc;
 }
 
+/* The x axis of a model's plot: the input that varies, or "measured" (both vary). */
+static void input_name(const struct hx_rep_model *m, char *buf, size_t len)
+{
+	const char *comma = strchr(m->m.inputs, ',');
+
+	if (m->vary == 0)
+		snprintf(buf, len, "%.*s", comma ? (int)(comma - m->m.inputs) : (int)strlen(m->m.inputs),
+			 m->m.inputs);
+	else if (m->vary == 1 && comma)
+		snprintf(buf, len, "%s", comma + 1);
+	else
+		snprintf(buf, len, "%s", m->vary == 2 ? "measured" : "point");
+}
+
 static int plot_models(struct hx_rep *r, const char *dir, unsigned *images)
 {
-	static const char *const inputs_label[] = { "x (first input)", "y (second input)",
-						    "measured" };
-	char title[192], ylabel[64];
+	char title[192], ylabel[64], xlabel[128];
 	int rc = 0;
 
 	for (unsigned i = 0; rc == 0 && i < r->n_models; i++) {
@@ -121,7 +133,8 @@ static int plot_models(struct hx_rep *r, const char *dir, unsigned *images)
 
 		if (!m->n)
 			continue;
-		p.xlabel = m->vary >= 0 ? inputs_label[m->vary] : "point";
+		input_name(m, xlabel, sizeof(xlabel));
+		p.xlabel = xlabel;
 		name_plot(m->image, sizeof(m->image), "model", i, images);
 		snprintf(title, sizeof(title), "%s %s: %s (blue), %s (green dashed)", m->m.verb,
 			 m->m.metric, m->m.form, m->base_form[0] ? m->base_form : "no baseline");
