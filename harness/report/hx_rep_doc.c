@@ -63,7 +63,8 @@ static void summary_table(const struct hx_rep *r, struct hx_emit *e)
 	   res_campaign_status_name(c->status), (unsigned long long)c->seed, c->tool_version);
 	kv(e, "dates", "started %s, finished %s", hx_rep_time(c->started, t0, sizeof(t0)),
 	   hx_rep_time(c->finished, t1, sizeof(t1)));
-	kv(e, "trials", "%lld", (long long)r->trials);
+	kv(e, "trials stored", "%lld (a trial another phase asked for again is stored once)",
+	   (long long)r->trials);
 	budget(r, e);
 	kv(e, "result", "%s", c->summary[0] ? c->summary : "none yet");
 	e->table_end(e);
