@@ -9,6 +9,30 @@
 #include <errno.h>
 #include <string.h>
 
+/* Step ST (prepared, bound) and call ROW for each row until it returns non-zero; finalises
+ * ST. WHAT names the query in errors. */
+static int each_row(struct res_db *db, sqlite3_stmt *st, const char *what,
+		    int (*row)(sqlite3_stmt *st, void *ctx), void *ctx, struct scn_error *err)
+{
+	int r = 0, rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((r = row(st, ctx)))
+			break;
+	if (!r && rc != SQLITE_DONE)
+		r = res_sqlerr(db, rc, err, what);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* A callback and its context, for the row functions below. */
+struct each {
+	res_criterion_cb crit;
+	res_phase_cb phase;
+	res_levels_cb levels;
+	void *ctx;
+};
+
 #define CRITERION_COLS "id, campaign, name, verb, metric, op, required, value, baseline, ratio, " \
 	"pass, status, drifted"
 
@@ -63,12 +87,21 @@ static void criterion_row(sqlite3_stmt *st, struct res_criterion *c)
 	c->drifted = sqlite3_column_int(st, 12) != 0;
 }
 
+static int criterion_cb(sqlite3_stmt *st, void *ctx)
+{
+	struct each *e = ctx;
+	struct res_criterion c;
+
+	criterion_row(st, &c);
+	return e->crit(&c, e->ctx);
+}
+
 int res_criterion_each(struct res_db *db, int64_t campaign, res_criterion_cb cb, void *ctx,
 		       struct scn_error *err)
 {
-	struct res_criterion c;
+	struct each e = { .crit = cb, .ctx = ctx };
 	sqlite3_stmt *st;
-	int r, rc;
+	int r;
 
 	if (!db || !cb)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_criterion_each: NULL");
@@ -77,22 +110,24 @@ int res_criterion_each(struct res_db *db, int64_t campaign, res_criterion_cb cb,
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, campaign);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		criterion_row(st, &c);
-		if ((r = cb(&c, ctx)))
-			break;
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = res_sqlerr(db, rc, err, "listing criteria");
-	sqlite3_finalize(st);
-	return r;
+	return each_row(db, st, "listing criteria", criterion_cb, &e, err);
+}
+
+static int phase_cb(sqlite3_stmt *st, void *ctx)
+{
+	struct each *e = ctx;
+	const char *phase = (const char *)sqlite3_column_text(st, 0);
+
+	return e->phase(phase ? phase : "", sqlite3_column_int64(st, 1),
+			sqlite3_column_double(st, 2), e->ctx);
 }
 
 int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *ctx,
 		   struct scn_error *err)
 {
+	struct each e = { .phase = cb, .ctx = ctx };
 	sqlite3_stmt *st;
-	int r, rc;
+	int r;
 
 	if (!db || !cb)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_phase_each: NULL");
@@ -102,24 +137,23 @@ int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *c
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, campaign);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *phase = (const char *)sqlite3_column_text(st, 0);
+	return each_row(db, st, "counting trials per phase", phase_cb, &e, err);
+}
 
-		if ((r = cb(phase ? phase : "", sqlite3_column_int64(st, 1),
-			    sqlite3_column_double(st, 2), ctx)))
-			break;
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = res_sqlerr(db, rc, err, "counting trials per phase");
-	sqlite3_finalize(st);
-	return r;
+static int points_cb(sqlite3_stmt *st, void *ctx)
+{
+	struct each *e = ctx;
+	const char *levels = (const char *)sqlite3_column_text(st, 1);
+
+	return e->levels(sqlite3_column_int64(st, 0), levels ? levels : "{}", e->ctx);
 }
 
 int res_phase_points(struct res_db *db, int64_t campaign, const char *phase,
 		     res_levels_cb cb, void *ctx, struct scn_error *err)
 {
+	struct each e = { .levels = cb, .ctx = ctx };
 	sqlite3_stmt *st;
-	int r, rc;
+	int r;
 
 	if (!db || !cb || !phase)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_phase_points: NULL");
@@ -129,14 +163,5 @@ int res_phase_points(struct res_db *db, int64_t campaign, const char *phase,
 		return r;
 	sqlite3_bind_int64(st, 1, campaign);
 	sqlite3_bind_text(st, 2, phase, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *levels = (const char *)sqlite3_column_text(st, 1);
-
-		if ((r = cb(sqlite3_column_int64(st, 0), levels ? levels : "{}", ctx)))
-			break;
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = res_sqlerr(db, rc, err, "listing points");
-	sqlite3_finalize(st);
-	return r;
+	return each_row(db, st, "listing points", points_cb, &e, err);
 }

@@ -13,15 +13,23 @@
 #include "e2e_util.h"
 #include "report-util.h"
 
+int rpt_scalacn(const char *const *args, char **out)
+{
+	struct e2e_run r;
+	int st = e2e_scalacn_run(&r, args);
+
+	if (out)
+		*out = strdup(r.out ? r.out : "");
+	e2e_run_free(&r);
+	return st;
+}
+
 int rpt_quickstart(const char *db, const char *testbed)
 {
 	const char *args[] = { "run", e2e_src("examples/plans/quickstart.yaml"), "--db", db,
 			       "--quiet", testbed ? "--testbed" : NULL, testbed, NULL };
-	struct e2e_run r;
-	int st = e2e_scalacn_run(&r, args);
 
-	e2e_run_free(&r);
-	return st;
+	return rpt_scalacn(args, NULL);
 }
 
 const char *rpt_sql_text(const char *db, const char *sql, char *buf, size_t len)

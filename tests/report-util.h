@@ -13,6 +13,9 @@
 int rpt_quickstart(const char *db, const char *testbed);
 /* The first column of the first row of SQL on DB as text into BUF ("" none). */
 const char *rpt_sql_text(const char *db, const char *sql, char *buf, size_t len);
+/* Run scalacn with ARGS (NULL-terminated, no argv[0]); its stdout into *OUT (owned) when OUT
+ * is not NULL. Exit status. */
+int rpt_scalacn(const char *const *args, char **out);
 /* Run the shell command CMD; its stdout into *OUT (owned, may be NULL). Exit status. */
 int rpt_shell(const char *cmd, char **out);
 /* Seconds since an arbitrary start (CLOCK_MONOTONIC). */

@@ -53,12 +53,8 @@ static int diff(const struct ctx *c, const char *a, const char *b, const char *g
 {
 	const char *args[] = { "diff", a, b, "--db", c->db, "--junit", c->junit, "--fail-on",
 			       gates, NULL };
-	struct e2e_run r;
-	int st = e2e_scalacn_run(&r, args);
 
-	*out = strdup(r.out);
-	e2e_run_free(&r);
-	return st;
+	return rpt_scalacn(args, out);
 }
 
 static void junit_valid(const struct ctx *c, const char *failures)
@@ -136,11 +132,9 @@ static void test_report_baseline(void **state)
 	char dir[300], path[400], *page;
 	const char *args[] = { "report", "--db", c->db, "--campaign", "2", "--baseline", "1",
 			       "-o", dir, NULL };
-	struct e2e_run r;
 
 	snprintf(dir, sizeof(dir), "%s/rep", c->dir);
-	assert_int_equal(e2e_scalacn_run(&r, args), 0);
-	e2e_run_free(&r);
+	assert_int_equal(rpt_scalacn(args, NULL), 0);
 	snprintf(path, sizeof(path), "%s/index.html", dir);
 	assert_non_null(page = e2e_read_file(path));
 	assert_non_null(strstr(page, "<section id=\"diff\">"));

@@ -52,18 +52,14 @@ static int setup(void **state)
 	struct ctx *c = calloc(1, sizeof(*c));
 	char out[300];
 	const char *args[] = { "report", "--db", c->db, "-o", out, NULL };
-	struct e2e_run r;
-	int st;
 
 	snprintf(c->dir, sizeof(c->dir), "%s", e2e_tmpdir());
 	snprintf(c->db, sizeof(c->db), "%s/q.db", c->dir);
 	snprintf(out, sizeof(out), "%s/rep", c->dir);
 	if (rpt_quickstart(c->db, NULL) != 1)
 		return -1;
-	st = e2e_scalacn_run(&r, args);
-	e2e_run_free(&r);
 	*state = c;
-	return st;
+	return rpt_scalacn(args, NULL);
 }
 
 static int teardown(void **state)

@@ -55,13 +55,8 @@ static int teardown(void **state)
 static int report(const char *db, const char *out, const char *format, char **stdout_text)
 {
 	const char *args[] = { "report", "--db", db, "-o", out, "--format", format, NULL };
-	struct e2e_run r;
-	int st = e2e_scalacn_run(&r, args);
 
-	if (stdout_text)
-		*stdout_text = strdup(r.out);
-	e2e_run_free(&r);
-	return st;
+	return rpt_scalacn(args, stdout_text);
 }
 
 /* The page contains TEXT (printed as the page prints it: escaped). */
@@ -257,16 +252,12 @@ static void test_models(void **state)
 			      "--quiet", NULL };
 	const char *fit[] = { "fit", "--db", db, "--inputs", "causes", NULL };
 	const char *rep[] = { "report", "--db", db, "-o", dir, NULL };
-	struct e2e_run r;
 
 	snprintf(db, sizeof(db), "%s/m.db", c->dir);
 	snprintf(dir, sizeof(dir), "%s/m-report", c->dir);
-	assert_int_equal(e2e_scalacn_run(&r, run), 0);
-	e2e_run_free(&r);
-	assert_int_equal(e2e_scalacn_run(&r, fit), 0);
-	e2e_run_free(&r);
-	assert_int_equal(e2e_scalacn_run(&r, rep), 0);
-	e2e_run_free(&r);
+	assert_int_equal(rpt_scalacn(run, NULL), 0);
+	assert_int_equal(rpt_scalacn(fit, NULL), 0);
+	assert_int_equal(rpt_scalacn(rep, NULL), 0);
 	snprintf(path, sizeof(path), "%s/index.html", dir);
 	assert_non_null(page = e2e_read_file(path));
 	rpt_sql_text(db, "SELECT printf('<td>R^2</td><td>%.4f (RMSE %.4g Gb/s)</td>', "

@@ -114,19 +114,20 @@ static void gate_failures(const struct hx_diff *d, const struct gate *g, char *b
 	}
 }
 
+/* One testcase: passed when FAILURE is "", else failing with it as message and text. */
 static void junit_case(FILE *f, const struct gate *g, const char *failure)
 {
 	fputs("    <testcase classname=\"scalacn diff\" name=\"", f);
 	hx_rep_xml(f, g->test);
-	fputs("\" time=\"0\">", f);
-	if (failure[0]) {
-		fputs("\n      <failure type=\"scalacn\" message=\"", f);
-		hx_rep_xml(f, failure);
-		fputs("\">", f);
-		hx_rep_xml(f, failure);
-		fputs("</failure>\n    ", f);
+	if (!failure[0]) {
+		fputs("\" time=\"0\"/>\n", f);
+		return;
 	}
-	fputs("</testcase>\n", f);
+	fputs("\" time=\"0\">\n      <failure type=\"scalacn\" message=\"", f);
+	hx_rep_xml(f, failure);
+	fputs("\">", f);
+	hx_rep_xml(f, failure);
+	fputs("</failure>\n    </testcase>\n", f);
 }
 
 int hx_diff_junit(const struct hx_diff *d, unsigned bits, const char *path,
