@@ -76,7 +76,7 @@ void hx_diff_text(const struct hx_diff *d, FILE *out)
 		fprintf(out, "No change.\n");
 }
 
-int hx_diff_json(const struct hx_diff *d, FILE *out)
+struct json_object *hx_diff_json_object(const struct hx_diff *d)
 {
 	struct json_object *root = json_object_new_object(), *rows = json_object_new_array();
 
@@ -93,6 +93,13 @@ int hx_diff_json(const struct hx_diff *d, FILE *out)
 		json_object_array_add(rows, o);
 	}
 	json_object_object_add(root, "changes", rows);
+	return root;
+}
+
+int hx_diff_json(const struct hx_diff *d, FILE *out)
+{
+	struct json_object *root = hx_diff_json_object(d);
+
 	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 	json_object_put(root);
 	return ferror(out) ? -EIO : 0;

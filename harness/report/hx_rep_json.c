@@ -184,6 +184,8 @@ int hx_rep_json(const struct hx_rep *r, FILE *f)
 	put(root, "causes", causes_json(r));
 	put(root, "models", models_json(r));
 	put(root, "cost", cost_json(r));
+	if (r->diff)
+		put(root, "diff", hx_diff_json_object(r->diff));
 	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 	json_object_put(root);
 	return ferror(f) ? -1 : 0;
