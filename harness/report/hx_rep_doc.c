@@ -123,7 +123,7 @@ static void wall_row(const struct res_symptom *w, struct hx_emit *e)
 	snprintf(cells[4], 192, "%+.1f%%", 100 * w->effect);
 	snprintf(cells[5], 192, "%.2g", w->p_value);
 	snprintf(cells[6], 192, "%s %s", w->class_, w->kind);
-	snprintf(cells[7], 192, "%s", w->detail);
+	snprintf(cells[7], 192, "%.180s", w->detail);
 	e->row(e, 8, cells);
 }
 

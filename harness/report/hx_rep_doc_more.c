@@ -25,13 +25,13 @@ static void cause_row(const struct hx_rep_cause *c, unsigned idx, struct hx_emit
 	char cells[7][192];
 
 	snprintf(cells[0], 192, "%u", idx);
-	snprintf(cells[1], 192, "%s", c->c.members);
+	snprintf(cells[1], 192, "%.180s", c->c.members);
 	snprintf(cells[2], 192, "%s %s", c->verb, c->metric);
 	snprintf(cells[3], 192, "%g", c->c.wall_level);
 	snprintf(cells[4], 192, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * c->c.effect,
 		 100 * c->c.effect_lo, 100 * c->c.effect_hi);
 	snprintf(cells[5], 192, "%.2f", c->c.confidence);
-	snprintf(cells[6], 192, "%s", c->c.supported ? c->class_ : c->c.reason);
+	snprintf(cells[6], 192, "%.180s", c->c.supported ? c->class_ : c->c.reason);
 	e->row(e, 7, cells);
 }
 
@@ -123,7 +123,7 @@ void hx_rep_doc_causes(const struct hx_rep *r, struct hx_emit *e)
 	for (unsigned i = 0; i < r->n_causes; i++) {
 		const struct hx_rep_cause *c = &r->causes[i];
 
-		snprintf(text, sizeof(text), "%s %u: %s (%s %s)", c->c.supported ? "Cause" : "Suspect",
+		snprintf(text, sizeof(text), "%s %u: %.200s (%s %s)", c->c.supported ? "Cause" : "Suspect",
 			 i + 1, c->c.members, c->verb, c->metric);
 		e->heading(e, text);
 		if (c->image[0])
@@ -148,7 +148,7 @@ static void model_table(const struct hx_rep_model *m, struct hx_emit *e)
 	   m->m.valid ? "valid" : "not valid");
 	KV("R^2", "%.4f (RMSE %.4g %s)", m->r2, m->rmse, hx_rep_unit(m->m.metric));
 	KV("held-out bias", "max %.2f%%, mean %.2f%%", 100 * m->bias_max, 100 * m->bias_mean);
-	KV("why this form", "%s", m->reason[0] ? m->reason : "not stored");
+	KV("why this form", "%.180s", m->reason[0] ? m->reason : "not stored");
 	KV("baseline regression", "%s: R^2 %.4f (RMSE %.4g)", m->base_form[0] ? m->base_form : "none",
 	   m->base_r2, m->base_rmse);
 	KV("measured points", "%u", m->n);
