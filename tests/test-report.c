@@ -237,6 +237,7 @@ static void test_interrupted(void **state)
 	assert_non_null(page = e2e_read_file(path));
 	assert_non_null(strstr(page, "Missing: the campaign is interrupted, not done"));
 	assert_non_null(strstr(page, "Missing: no criterion verdict is stored"));
+	assert_non_null(strstr(page, "no wall stored (the search did not finish)"));
 	assert_non_null(strstr(page, "<section id=\"cost\">"));
 	free(page);
 	snprintf(path, sizeof(path), "xmllint --noout '%s/index.html'", dir);
@@ -283,6 +284,7 @@ static void test_usage(void **state)
 	const char *no_out[] = { "report", "--db", c->db, NULL };
 	const char *bad_format[] = { "report", "--db", c->db, "-o", c->out, "--format", "pdf", NULL };
 	const char *no_db[] = { "report", "--db", "/nonexistent/x.db", "-o", c->out, NULL };
+	const char *onto_file[] = { "report", "--db", c->db, "-o", c->db, NULL };
 	struct e2e_run r;
 
 	assert_int_equal(e2e_scalacn_run(&r, no_out), 2);
@@ -292,6 +294,10 @@ static void test_usage(void **state)
 	assert_non_null(strstr(r.err, "html, md or json"));
 	e2e_run_free(&r);
 	assert_int_equal(e2e_scalacn_run(&r, no_db), 2);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, onto_file), 2);
+	assert_non_null(strstr(r.err, "cannot make the report folder"));
+	assert_non_null(strstr(r.err, "Not a directory"));
 	e2e_run_free(&r);
 }
 

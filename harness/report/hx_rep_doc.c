@@ -127,7 +127,7 @@ static void wall_row(const struct res_symptom *w, struct hx_emit *e)
 	e->row(e, 8, cells);
 }
 
-static void series_caption(const struct hx_rep_series *s, char *buf, size_t len)
+static void series_caption(const struct hx_rep_series *s, bool done, char *buf, size_t len)
 {
 	const struct hx_rep_stat *b = s->base;
 	int n = snprintf(buf, len, "%s %s against %s: mean of the repeats with +-1 sd bars; grey "
@@ -138,7 +138,8 @@ static void series_caption(const struct hx_rep_series *s, char *buf, size_t len)
 		snprintf(buf + n, len - n, "; red: the wall at %g (last good %g, %+.1f%%, %s)",
 			 s->wall->level, s->wall->last_good, 100 * s->wall->effect, s->wall->class_);
 	else if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, "; no wall along it");
+		snprintf(buf + n, len - n, done ? "; no wall along it"
+						: "; no wall stored (the search did not finish)");
 }
 
 void hx_rep_doc_walls(const struct hx_rep *r, struct hx_emit *e)
@@ -158,7 +159,7 @@ void hx_rep_doc_walls(const struct hx_rep *r, struct hx_emit *e)
 				      : "No wall is stored: the wall search did not finish.");
 	}
 	for (unsigned i = 0; i < r->n_series; i++) {
-		series_caption(&r->series[i], caption, sizeof(caption));
+		series_caption(&r->series[i], r->c.status == RES_DONE, caption, sizeof(caption));
 		e->image(e, r->series[i].image, caption);
 	}
 	if (!r->n_series)
