@@ -5,7 +5,9 @@
  * slope from 1 on CX-7) and the flows wall goes, so `--fail-on wall-moved` exits 1 naming
  * them, with JUnit that validates against tests/junit.xsd; the criterion's verdict changed
  * (FAIL -> PASS); the flows cause is lost, none gained. The same quickstart twice (two
- * databases) differs in nothing: exit 0. `report --baseline` adds the diff section.
+ * databases) differs in nothing: exit 0. Fitted models (the model plan on CX-7 and CX-6):
+ * CX-6's predictions at CX-7's points leave CX-7's intervals (exit 1 with --fail-on model),
+ * the same campaign twice predicts the same. `report --baseline` adds the diff section.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,6 +117,38 @@ static void test_identical(void **state)
 	free(out);
 }
 
+/* The model plan on TESTBED (NULL: its CX-7) into DIR/NAME, fitted on its causes' inputs. */
+static void model_db(const struct ctx *c, const char *name, const char *testbed, char *db,
+		     size_t len)
+{
+	const char *run[] = { "run", e2e_src("examples/plans/quickstart-model.yaml"), "--db", db,
+			      "--quiet", testbed ? "--testbed" : NULL, testbed, NULL };
+	const char *fit[] = { "fit", "--db", db, "--inputs", "causes", NULL };
+
+	snprintf(db, len, "%s/%s", c->dir, name);
+	rpt_scalacn(run, NULL);
+	assert_int_equal(rpt_scalacn(fit, NULL), 0);
+}
+
+/* Models: CX-6's predictions at CX-7's measured points leave CX-7's interval (exit 1); the
+ * same campaign twice predicts the same (exit 0). */
+static void test_models(void **state)
+{
+	struct ctx *c = *state;
+	char a[300], b[300], a2[300], *out;
+
+	model_db(c, "m7.db", NULL, a, sizeof(a));
+	model_db(c, "m6.db", e2e_src("examples/testbeds/sim-cx6.yaml"), b, sizeof(b));
+	model_db(c, "m7b.db", NULL, a2, sizeof(a2));
+	assert_int_equal(diff(c, a, b, "model", &out), 1);
+	assert_non_null(strstr(out, "model         model write bw at 10 measured points\n"));
+	assert_non_null(strstr(out, "10 points outside A's 95% interval"));
+	free(out);
+	assert_int_equal(diff(c, a, a2, "model,wall-moved,criterion,new-cause,lost-cause", &out), 0);
+	assert_non_null(strstr(out, "the same predictions at every point"));
+	free(out);
+}
+
 static void test_usage(void **state)
 {
 	struct ctx *c = *state;
@@ -147,7 +181,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wall_moved), cmocka_unit_test(test_criterion_and_causes),
-		cmocka_unit_test(test_identical),  cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_identical),  cmocka_unit_test(test_models),
+		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_report_baseline),
 	};
 

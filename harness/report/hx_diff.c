@@ -4,7 +4,8 @@
  * hx_rep_load): walls matched by (verb, metric, dimension) that moved, appeared or went;
  * supported causes matched by (members, verb, metric) gained or lost; criteria matched by
  * name whose verdict changed; models matched by (verb, metric) whose predictions at A's
- * measured points left A's 95% prediction interval.
+ * measured points left A's 95% prediction interval (B's inputs taken by name from A's point,
+ * or from the setting A's model was fitted at; a change when A has neither).
  *
  * A wall moved when its level differs, its class differs, or its effect changed by more than
  * the noise of the two baselines allows: |effect B - effect A| > max(HX_DIFF_MIN_EFFECT,
@@ -16,6 +17,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "harness/fit/hx_fit.h"
 #include "harness/report/hx_rep_priv.h"
@@ -208,21 +211,60 @@ static void diff_criteria(struct hx_diff *d, const struct hx_rep *a, const struc
 	}
 }
 
-/* B's model against A's at A's measured points: the largest relative difference, and
- * whether B's prediction left A's 95% prediction interval anywhere. */
+/* Input NAME's value at A's point I: A's own input of that name, else the setting A's
+ * model was fitted at (its domain's "fixed"); NAN when A knows neither. */
+static double input_at(const struct hx_rep_model *ma, const char *name, unsigned i)
+{
+	char names[128], *save = NULL;
+	struct json_object *dom = json_tokener_parse(ma->m.domain_json), *fixed, *v;
+	double x = NAN;
+	unsigned k = 0;
+
+	snprintf(names, sizeof(names), "%s", ma->m.inputs);
+	for (char *n = strtok_r(names, ",", &save); n && k < 2; n = strtok_r(NULL, ",", &save), k++)
+		if (!strcmp(n, name))
+			x = ma->x[i][k];
+	if (isnan(x) && json_object_object_get_ex(dom, "fixed", &fixed) &&
+	    json_object_object_get_ex(fixed, name, &v))
+		x = json_object_get_double(v);
+	json_object_put(dom);
+	return x;
+}
+
+/* A's point I in B's inputs (B's names, in B's order) into X; false when A lacks one. */
+static bool point_for(const struct hx_rep_model *ma, const struct hx_rep_model *mb, unsigned i,
+		      double x[2])
+{
+	char names[128], *save = NULL;
+	unsigned k = 0;
+
+	x[0] = x[1] = 0;
+	snprintf(names, sizeof(names), "%s", mb->m.inputs);
+	for (char *n = strtok_r(names, ",", &save); n && k < 2; n = strtok_r(NULL, ",", &save))
+		if (isnan(x[k++] = input_at(ma, n, i)))
+			return false;
+	return true;
+}
+
+/* B's model against A's at A's measured points (in B's inputs): the largest relative
+ * difference, and whether B's prediction left A's 95% prediction interval anywhere. */
 static void diff_model(struct hx_diff *d, const struct hx_rep_model *ma,
 		       const struct hx_rep_model *mb)
 {
-	double worst = 0, at[2] = { NAN, NAN };
-	unsigned outside = 0;
+	double worst = 0, at[2] = { NAN, NAN }, xb[2];
+	unsigned outside = 0, missing = 0;
 	struct hx_diff_row *row;
 
 	for (unsigned i = 0; i < ma->n; i++) {
 		struct hx_prediction pa, pb;
 		struct scn_error e = { 0 };
 
+		if (!point_for(ma, mb, i, xb)) {
+			missing++;
+			continue;
+		}
 		if (hx_fit_predict(&ma->m, ma->x[i][0], ma->x[i][1], &pa, &e) < 0 ||
-		    hx_fit_predict(&mb->m, ma->x[i][0], ma->x[i][1], &pb, &e) < 0)
+		    hx_fit_predict(&mb->m, xb[0], xb[1], &pb, &e) < 0)
 			continue;
 		double rel = pa.value != 0 ? fabs(pb.value - pa.value) / fabs(pa.value) : 0;
 
@@ -230,14 +272,22 @@ static void diff_model(struct hx_diff *d, const struct hx_rep_model *ma,
 		if (rel > worst)
 			worst = rel, at[0] = ma->x[i][0], at[1] = ma->x[i][1];
 	}
-	row = add(d, HX_DIFF_MODEL, outside > 0, "model %s %s at %u measured points", ma->m.verb,
-		  ma->m.metric, ma->n);
+	row = add(d, HX_DIFF_MODEL, outside > 0 || missing > 0, "model %s %s at %u measured points",
+		  ma->m.verb, ma->m.metric, ma->n);
 	if (!row)
 		return;
-	snprintf(row->a, sizeof(row->a), "#%lld %s", (long long)ma->m.id, ma->m.form);
-	snprintf(row->b, sizeof(row->b), "#%lld %s: largest change %.1f%% at (%g, %g), %u points "
-		 "outside A's 95%% interval", (long long)mb->m.id, mb->m.form, 100 * worst, at[0],
-		 at[1], outside);
+	snprintf(row->a, sizeof(row->a), "#%lld %s of %.60s", (long long)ma->m.id, ma->m.form,
+		 ma->m.inputs);
+	if (missing)
+		snprintf(row->b, sizeof(row->b), "#%lld %s of %.60s: inputs A's points do not have",
+			 (long long)mb->m.id, mb->m.form, mb->m.inputs);
+	else if (worst == 0)
+		snprintf(row->b, sizeof(row->b), "#%lld %s: the same predictions at every point",
+			 (long long)mb->m.id, mb->m.form);
+	else
+		snprintf(row->b, sizeof(row->b), "#%lld %s: largest change %.1f%% at A's (%g, %g), "
+			 "%u points outside A's 95%% interval", (long long)mb->m.id, mb->m.form,
+			 100 * worst, at[0], at[1], outside);
 }
 
 static void diff_models(struct hx_diff *d, const struct hx_rep *a, const struct hx_rep *b)
