@@ -95,7 +95,9 @@ static void hline(double x0, double x1, double y, int col, int style)
 	pllsty(1);
 }
 
-static void vline(double x, double y0, double y1, int col, const char *label)
+/* A dashed vertical line at X, its LABEL written upwards just right of it (SHIFT: the
+ * x distance). */
+static void vline(double x, double y0, double y1, int col, const char *label, double shift)
 {
 	PLFLT lx[2] = { x, x }, ly[2] = { y0, y1 };
 
@@ -104,7 +106,7 @@ static void vline(double x, double y0, double y1, int col, const char *label)
 	plline(2, lx, ly);
 	pllsty(1);
 	if (label)
-		plptex(x, y0 + 0.92 * (y1 - y0), 0, 1, 1.2, label);
+		plptex(x + shift, y0 + 0.95 * (y1 - y0), 0, 1, 1.0, label);
 }
 
 int hx_plot_series(const struct hx_plot *p, const struct hx_rep_series *s)
@@ -143,7 +145,7 @@ int hx_plot_series(const struct hx_plot *p, const struct hx_rep_series *s)
 	plpoin(n, x, y, 17);
 	if (s->wall && (!p->logx || s->wall->level > 0)) {
 		snprintf(label, sizeof(label), "wall %g", s->wall->level);
-		vline(xval(p, s->wall->level), y0, y1, C_RED, label);
+		vline(xval(p, s->wall->level), y0, y1, C_RED, label, 0.02 * (x1 - x0));
 	}
 	plcol0(C_INK);
 	pllsty(1);
