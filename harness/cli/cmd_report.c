@@ -81,7 +81,8 @@ int hx_cmd_report(int argc, char **argv)
 		return hx_report_error(&err);
 	printf("report of campaign %lld: %s (%u plots", (long long)ref.id, info.page, info.images);
 	if (info.missing)
-		printf("; %u things missing, said on the page", info.missing);
+		printf("; the page says what is missing: %u note%s", info.missing,
+		       info.missing == 1 ? "" : "s");
 	printf(")\n");
 	return HX_EXIT_OK;
 }
