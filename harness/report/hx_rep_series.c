@@ -228,7 +228,9 @@ int hx_rep_series_load(struct res_db *db, struct hx_rep *r, struct scn_error *er
 		qsort(s->lv, s->n, sizeof(s->lv[0]), by_level);
 		for (unsigned k = 0; k < s->n; k++)
 			hx_rep_stat_end(&s->lv[k]);
-		s->base = &hx_rep_base_of(r, s->verb, s->metric)->st;
+		const struct hx_rep_base *b = hx_rep_base_of(r, s->verb, s->metric);
+
+		s->base = b ? &b->st : NULL;
 		attach_wall(r, s);
 	}
 	return rc;
