@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 3
+#define RES_SCHEMA_VERSION 4
 
 struct res_db;
 
@@ -199,6 +199,37 @@ int res_cause_dimensions(struct res_db *db, int64_t campaign, const char *verb,
 			 struct scn_error *err);
 /* Remove symptoms and causes of a campaign (re-analysis). */
 int res_analysis_clear(struct res_db *db, int64_t campaign, struct scn_error *err);
+
+/* ---- Criteria (schema 4) --------------------------------------------------------------- */
+/* The verdict of one qualification criterion: the measured value against the baseline,
+ * ratio = value / baseline, required OP (">=" bw, "<=" lat) REQUIRED. NAN = not measured. */
+struct res_criterion {
+	int64_t id, campaign;
+	char name[128];
+	char verb[8], metric[8];
+	char op[4];
+	double required, value, baseline, ratio;
+	bool pass, drifted;
+	char status[24];       /* the criterion point's trial status, or "not measured" */
+};
+/* Store C's verdict (replacing the campaign's row of the same name). */
+int res_criterion_put(struct res_db *db, struct res_criterion *c, struct scn_error *err);
+typedef int (*res_criterion_cb)(const struct res_criterion *c, void *ctx);
+/* Criteria of CAMPAIGN in the order they were stored; a non-zero CB return stops. */
+int res_criterion_each(struct res_db *db, int64_t campaign, res_criterion_cb cb, void *ctx,
+		       struct scn_error *err);
+
+/* ---- Cost per phase ---------------------------------------------------------------------- */
+/* Trials and testbed-seconds of CAMPAIGN per phase of their points ("baseline", "sweep",
+ * "bisect", "lsa", ...), in order of first appearance. */
+typedef int (*res_phase_cb)(const char *phase, int64_t trials, double cost_s, void *ctx);
+int res_phase_each(struct res_db *db, int64_t campaign, res_phase_cb cb, void *ctx,
+		   struct scn_error *err);
+
+/* The points of CAMPAIGN stored with PHASE (id and levels JSON), in id order. */
+typedef int (*res_levels_cb)(int64_t point, const char *levels_json, void *ctx);
+int res_phase_points(struct res_db *db, int64_t campaign, const char *phase,
+		     res_levels_cb cb, void *ctx, struct scn_error *err);
 
 /* ---- Export ---------------------------------------------------------------------------- */
 /* CSV of all trials of a campaign (<= 0: all) with one column per dimension seen. */

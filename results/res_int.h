@@ -84,6 +84,10 @@ int res_bind_id(sqlite3_stmt *st, int idx, int64_t id);
 /* Copy column COL into DST (CAP bytes, truncated, always terminated; NULL -> ""). */
 void res_col_buf(sqlite3_stmt *st, int col, char *dst, size_t cap);
 
+/* A measured number: NULL reads as NAN; NAN or an infinity is bound as NULL (res_trial.c). */
+double res_col_measured(sqlite3_stmt *st, int i);
+void res_bind_measured(sqlite3_stmt *st, int i, double v);
+
 /* 1 when TEXT (LEN bytes) is a JSON object, else 0. */
 int res_json_is_object(const char *text, size_t len);
 

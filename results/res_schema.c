@@ -148,6 +148,24 @@ static const char *const migrations[] = {
 	"  CHECK (supported IN (0, 1));"
 	"ALTER TABLE causes ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE causes ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '{}';",
+	/* 3 -> 4: the verdict of each qualification criterion, with its numbers, so that
+	 * reports and `diff` read it from the store. One row per (campaign, criterion name);
+	 * numbers not measured are NULL. Campaigns stored before version 4 have none. */
+	"CREATE TABLE criteria ("
+	"  id INTEGER PRIMARY KEY,"
+	"  campaign INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  verb TEXT NOT NULL DEFAULT '',"
+	"  metric TEXT NOT NULL DEFAULT '',"
+	"  op TEXT NOT NULL DEFAULT '>=',"
+	"  required REAL,"
+	"  value REAL,"
+	"  baseline REAL,"
+	"  ratio REAL,"
+	"  pass INTEGER NOT NULL DEFAULT 0 CHECK (pass IN (0, 1)),"
+	"  status TEXT NOT NULL DEFAULT '',"
+	"  drifted INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (campaign, name));",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

@@ -14,13 +14,13 @@
 #include <string.h>
 
 /* A measured number: NULL (not measured) reads as NAN. */
-static double col_measured(sqlite3_stmt *st, int i)
+double res_col_measured(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 /* NAN or an infinity (not measured, or nothing a store could hold) is bound as NULL. */
-static void bind_measured(sqlite3_stmt *st, int i, double v)
+void res_bind_measured(sqlite3_stmt *st, int i, double v)
 {
 	if (isfinite(v))
 		sqlite3_bind_double(st, i, v);
@@ -41,10 +41,10 @@ void res_trial_row(sqlite3_stmt *st, struct res_trial *t)
 	res_col_buf(st, 5, t->metric, sizeof(t->metric));
 	t->repeat = sqlite3_column_int(st, 6);
 	res_col_buf(st, 7, s->status, sizeof(s->status));
-	s->bw_gbps = col_measured(st, 8);
-	s->msg_rate_mpps = col_measured(st, 9);
-	s->lat_median_us = col_measured(st, 10);
-	s->lat_p99_us = col_measured(st, 11);
+	s->bw_gbps = res_col_measured(st, 8);
+	s->msg_rate_mpps = res_col_measured(st, 9);
+	s->lat_median_us = res_col_measured(st, 10);
+	s->lat_p99_us = res_col_measured(st, 11);
 	s->cost_s = sqlite3_column_double(st, 12);
 	res_col_buf(st, 13, s->counters_json, sizeof(s->counters_json));
 	t->started = sqlite3_column_double(st, 14);
@@ -82,10 +82,10 @@ static void bind_trial(sqlite3_stmt *st, const struct res_trial *t)
 	res_bind_buf(st, 5, t->metric, sizeof(t->metric));
 	sqlite3_bind_int(st, 6, t->repeat);
 	res_bind_buf(st, 7, s->status, sizeof(s->status));
-	bind_measured(st, 8, s->bw_gbps);
-	bind_measured(st, 9, s->msg_rate_mpps);
-	bind_measured(st, 10, s->lat_median_us);
-	bind_measured(st, 11, s->lat_p99_us);
+	res_bind_measured(st, 8, s->bw_gbps);
+	res_bind_measured(st, 9, s->msg_rate_mpps);
+	res_bind_measured(st, 10, s->lat_median_us);
+	res_bind_measured(st, 11, s->lat_p99_us);
 	sqlite3_bind_double(st, 12, s->cost_s);
 	if (s->counters_json[0])
 		res_bind_buf(st, 13, s->counters_json, sizeof(s->counters_json));

@@ -208,7 +208,7 @@ static void test_results_migrate_causes_supported_and_evidence(void **state)
 			  "VALUES (1, 'flows', -0.5, 1.0)");
 	old_id = sql_int(f->path, "SELECT max(id) FROM causes");
 	assert_int_equal(res_open(f->path, false, &db, &err), 0);
-	assert_int_equal(res_schema_version(db), 3);
+	assert_int_equal(res_schema_version(db), RES_SCHEMA_VERSION);
 	memset(got, 0, sizeof(got));
 	assert_int_equal(res_cause_each(db, 1, see_cause, got, &err), 0);
 	assert_string_equal(got[0].members, "flows");
@@ -232,6 +232,61 @@ static void test_results_migrate_causes_supported_and_evidence(void **state)
 	res_close(db);
 }
 
+static int see_criterion(const struct res_criterion *c, void *ctx)
+{
+	struct res_criterion *out = ctx;
+
+	out[out[0].id ? 1 : 0] = *c;
+	return 0;
+}
+
+static int see_phase(const char *phase, int64_t trials, double cost_s, void *ctx)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 256 - n, "%s=%lld/%.0f;", phase, (long long)trials, cost_s);
+	return 0;
+}
+
+/* Schema 4: a campaign of an older store has no criteria; verdicts round-trip with NULL for
+ * what was not measured, a verdict stored again replaces the campaign's row of that name;
+ * trials and cost per phase come from their points. */
+static void test_results_migrate_criteria_and_phases(void **state)
+{
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	struct res_criterion got[2], c = { .campaign = 1, .name = "bw at 8K", .verb = "write",
+					   .metric = "bw", .op = ">=", .required = 0.9,
+					   .value = 32.5, .baseline = 89.0, .ratio = 32.5 / 89.0,
+					   .status = "ok" };
+	char phases[256] = "";
+
+	copy_fixture("store-v1/v1.db", f->path);
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	assert_int_equal(res_schema_version(db), 4);
+	memset(got, 0, sizeof(got));
+	assert_int_equal(res_criterion_each(db, 1, see_criterion, got, &err), 0);
+	assert_int_equal(got[0].id, 0);
+	assert_int_equal(res_criterion_put(db, &c, &err), 0);
+	c.value = c.ratio = NAN;
+	c.pass = true;
+	assert_int_equal(res_criterion_put(db, &c, &err), 0); /* replaces */
+	assert_int_equal(res_criterion_each(db, 1, see_criterion, got, &err), 0);
+	assert_int_equal(got[1].id, 0);
+	assert_string_equal(got[0].name, "bw at 8K");
+	assert_true(got[0].pass);
+	assert_true(isnan(got[0].value) && isnan(got[0].ratio));
+	assert_float_equal(got[0].baseline, 89.0, 0);
+	assert_float_equal(got[0].required, 0.9, 0);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM criteria WHERE value IS NULL"), 1);
+	assert_int_equal(res_phase_each(db, 1, see_phase, phases, &err), 0);
+	/* the fixture's campaign: 4 baseline, 12 sweep, 20 bisect trials (testbed-seconds) */
+	assert_string_equal(phases, "baseline=4/9;sweep=12/145;bisect=20/520;");
+	res_close(db);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -240,6 +295,7 @@ int main(void)
 		T(test_results_migrate_v1_keeps_trials_and_nulls_unmeasured),
 		T(test_results_unmeasured_roundtrip_null),
 		T(test_results_migrate_causes_supported_and_evidence),
+		T(test_results_migrate_criteria_and_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

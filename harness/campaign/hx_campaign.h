@@ -155,6 +155,10 @@ struct res_symptom;
  * once the wall's point is stored). Used by the campaign and by `scalacn analyze`. */
 void hx_wall_symptom(const struct hx_wall *w, int64_t campaign, struct res_symptom *s);
 
+/* The store row (results' criteria table) of criterion I of P as judged in outcome O. */
+void hx_criterion_row(const struct hx_plan *p, const struct hx_outcome *o, unsigned i,
+		      struct res_criterion *row);
+
 /* A dead testbed never qualifies: 0 when every baseline of O has at least one trial that did
  * not fail, else -ENODATA with ERR (class device: CLI exit 3) naming the baseline, its
  * trials and their worst status. hx_phase_baseline ends with it. */

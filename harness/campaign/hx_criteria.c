@@ -133,3 +133,25 @@ int hx_outcome_exit(const struct hx_plan *p, struct hx_outcome *o)
 		code = 1;
 	return code;
 }
+
+void hx_criterion_row(const struct hx_plan *p, const struct hx_outcome *o, unsigned i,
+		      struct res_criterion *row)
+{
+	const struct hx_plan_criterion *c = &p->criteria[i];
+	const struct hx_criterion_result *r = &o->criteria[i];
+	bool bw = c->metric == GEN_METRIC_BW;
+
+	memset(row, 0, sizeof(*row));
+	row->campaign = o->campaign;
+	snprintf(row->name, sizeof(row->name), "%s", c->name);
+	snprintf(row->verb, sizeof(row->verb), "%s", topo_verb_name(c->verb));
+	snprintf(row->metric, sizeof(row->metric), "%s", hx_metric_name(c->metric));
+	snprintf(row->op, sizeof(row->op), "%s", bw ? ">=" : "<=");
+	row->required = bw ? c->min_ratio : c->max_ratio;
+	row->value = r->value;
+	row->baseline = r->baseline;
+	row->ratio = r->ratio;
+	row->pass = r->pass;
+	row->drifted = r->drifted;
+	snprintf(row->status, sizeof(row->status), "%s", r->measured ? r->status : "not measured");
+}

@@ -91,5 +91,7 @@ int hx_cmd_export(int argc, char **argv);
 int hx_cmd_keygen(int argc, char **argv);   /* cmd_keygen.c */
 int hx_cmd_gen_trace(int argc, char **argv); /* cmd_replay.c */
 int hx_cmd_replay(int argc, char **argv);
+int hx_cmd_report(int argc, char **argv);   /* cmd_report.c */
+int hx_cmd_diff(int argc, char **argv);     /* cmd_diff.c */
 
 #endif

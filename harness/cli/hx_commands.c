@@ -198,6 +198,38 @@ const struct hx_command hx_commands[] = {
 	  "levels, plus client/server encap/decap masks when the file name follows the ScalaCN\n"
 	  "artifact (cen_X_cde_Y_sen_Z_sde_W_...). Importing a file twice stores nothing new.\n",
 	  hx_cmd_perftest },
+	{ "report", "write a campaign's report: an HTML page with plots (or md, json)",
+	  "usage: scalacn report [--db FILE] [--campaign ID] -o DIR [--format html|md|json]\n"
+	  "                      [--baseline CAMPAIGN]\n\n"
+	  "Writes a self-contained folder DIR: index.html (md: report.md, json: report.json) and\n"
+	  "its SVG plots (PLplot). The page needs no network. Sections: summary (RNIC, firmware,\n"
+	  "testbed, plan, dates, testbed-hours of the budget, each criterion's verdict with its\n"
+	  "numbers), walls (the metric against each swept dimension, the wall marked, error bars\n"
+	  "from the repeats, the baseline band), causes and suspects (sensitivity chart and the\n"
+	  "removal orders per cause), models (fitted curve against the measured points,\n"
+	  "residuals, R^2, held-out bias, why the form won, a plane fitted beside it), search\n"
+	  "cost (trials and testbed-hours per phase, the brute-force size). A campaign that did\n"
+	  "not finish still renders and says what is missing. Reads the database only.\n\n"
+	  "  --db FILE          results database (default: scalacn.db)\n"
+	  "  --campaign ID      campaign (default: the newest that did not fail)\n"
+	  "  -o DIR             the folder to write (made when missing)\n"
+	  "  --format F         html (default), md or json\n"
+	  "  --baseline C       add a diff section against campaign C (ID, DB:ID or DB)\n",
+	  hx_cmd_report },
+	{ "diff", "compare two campaigns: walls moved, causes gained or lost, criteria",
+	  "usage: scalacn diff A B [--db FILE] [--fail-on LIST] [--junit FILE] [--json]\n\n"
+	  "Compares campaign B with campaign A (each ID in --db, DB:ID, or DB for its newest\n"
+	  "campaign): walls that moved (level, class, or effect beyond the baselines' noise),\n"
+	  "appeared or went; supported causes gained or lost; criteria whose verdict changed;\n"
+	  "models of the same verb and metric predicted at A's measured points.\n\n"
+	  "  --db FILE        results database of plain IDs (default: scalacn.db)\n"
+	  "  --fail-on LIST   exit 1 when a change of a listed kind is found: wall-moved\n"
+	  "                   (also walls gained or lost), new-cause, lost-cause, criterion,\n"
+	  "                   model (a prediction outside A's 95% interval)\n"
+	  "  --junit FILE     JUnit XML: one testcase per kind of --fail-on\n"
+	  "  --json           the changes as JSON\n\n"
+	  "Exit: 0 no change --fail-on names, 1 one was found, 2 usage or store error.\n",
+	  hx_cmd_diff },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -180,6 +180,22 @@ static int store_symptoms(struct campaign_env *e, struct scn_error *err)
 	return rc;
 }
 
+/* The criteria's verdicts, for reports and `scalacn diff` (only those judged). */
+static int store_criteria(struct campaign_env *e, struct scn_error *err)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; rc == 0 && i < e->plan->n_criteria; i++) {
+		struct res_criterion row;
+
+		if (!e->outcome.criteria[i].measured)
+			continue;
+		hx_criterion_row(e->plan, &e->outcome, i, &row);
+		rc = res_criterion_put(e->db, &row, err);
+	}
+	return rc;
+}
+
 static int finish_dry_run(struct campaign_env *e)
 {
 	printf("# dry run: %lu trials printed above; nothing was measured or stored.\n"
@@ -195,6 +211,8 @@ static int store_and_model(struct campaign_env *e, int rc, struct scn_error *err
 {
 	int r = store_symptoms(e, err);
 
+	if (r == 0)
+		r = store_criteria(e, err);
 	if (r == 0)
 		r = hx_analysis_store(e->db, e->runner.campaign, e->outcome.analysis, err);
 	if (r == 0 && rc == 0)

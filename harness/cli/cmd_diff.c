@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_diff: `scalacn diff A B [--db FILE] [--fail-on LIST] [--junit FILE] [--json]`: two
+ * campaigns compared (harness/report/hx_diff): walls that moved, causes gained or lost,
+ * criteria whose verdict changed, model predictions at the same points. A and B are "ID"
+ * (in --db), "DB:ID" or "DB" (its newest campaign). With --fail-on the diff is a CI gate:
+ * exit 1 when a change of a kind listed is found.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cli/hx_campaign_ref.h"
+#include "harness/cli/hx_cli.h"
+#include "harness/report/hx_rep.h"
+#include "results/res.h"
+
+struct diff_opts {
+	const char *db, *junit, *a, *b;
+	unsigned gates;
+	bool json;
+};
+
+static int parse_opts(int argc, char **argv, struct diff_opts *o)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },    { "fail-on", required_argument, NULL, 'F' },
+		{ "junit", required_argument, NULL, 'j' }, { "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scn_error err = { 0 };
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->db = HX_DEFAULT_DB;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db = optarg; break;
+		case 'j': o->junit = optarg; break;
+		case 'J': o->json = true; break;
+		case 'F':
+			if (hx_diff_gates_parse(optarg, &o->gates, &err) < 0)
+				return hx_usage_error("diff", "%s", err.message);
+			break;
+		default: return hx_bad_option("diff", argv);
+		}
+	}
+	if (argc - optind < 2)
+		return hx_usage_error("diff", "two campaigns are needed: A B (ID, DB:ID or DB)");
+	o->a = argv[optind++];
+	o->b = argv[optind++];
+	return hx_no_operands("diff", argc, argv);
+}
+
+static int run_diff(const struct diff_opts *o, struct hx_campaign_ref *a,
+		    struct hx_campaign_ref *b)
+{
+	struct scn_error err = { 0 };
+	struct hx_diff d;
+	int rc = hx_diff_compute(a->db, a->id, b->db, b->id, &d, &err);
+
+	if (rc == 0 && o->junit)
+		rc = hx_diff_junit(&d, o->gates, o->junit, &err);
+	if (rc < 0) {
+		hx_diff_free(&d);
+		return hx_report_error(&err);
+	}
+	if (o->json)
+		hx_diff_json(&d, stdout);
+	else
+		hx_diff_text(&d, stdout);
+	rc = hx_diff_fails(&d, o->gates) ? HX_EXIT_FINDING : HX_EXIT_OK;
+	if (rc && !o->json)
+		printf("Result: CHANGED (a change --fail-on names)\n");
+	hx_diff_free(&d);
+	return rc;
+}
+
+int hx_cmd_diff(int argc, char **argv)
+{
+	struct hx_campaign_ref a, b;
+	struct diff_opts o;
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if ((rc = hx_campaign_ref_open("diff", o.a, o.db, &a)))
+		return rc;
+	if ((rc = hx_campaign_ref_open("diff", o.b, o.db, &b)) == 0) {
+		rc = run_diff(&o, &a, &b);
+		hx_campaign_ref_close(&b);
+	}
+	hx_campaign_ref_close(&a);
+	return rc;
+}
