@@ -69,6 +69,16 @@ if db.exists():
           f"{min(bw or [0]):.4f}..{max(bw or [0]):.3f}")
     check("latency trials carry real numbers (1..100000 us)",
           lat and all(1 < v < 1e5 for v in lat), f"{min(lat or [0]):.1f}..{max(lat or [0]):.1f}")
+    # a cause is reported only when supported (harness/causal/hx_support.c): its effect's
+    # interval excludes zero, or (no effect size: stored as 0) failures are its evidence;
+    # anything else is a suspect (supported = 0), kept apart
+    causes = c.execute("SELECT members, effect, effect_lo, effect_hi, supported FROM causes"
+                       ).fetchall()
+    bad = [r for r in causes if r[4] == 1 and not (r[2] > 0 or r[3] < 0 or
+                                                   r[1] == r[2] == r[3] == 0)]
+    check("every reported cause has an interval that excludes zero (the rest are suspects)",
+          not bad, f"{len(causes)} rows, {sum(1 for r in causes if r[4] == 0)} suspects; "
+          f"unsupported causes: {bad}")
     sw = [json.loads(r[5]).get("tc_not_in_hw", 0) for r in ok]
     check("flower rules read back as not_in_hw (software path)", max(sw or [0]) >= 256,
           f"max tc_not_in_hw {max(sw or [0])}")
