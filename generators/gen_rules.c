@@ -247,6 +247,16 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 	return rc;
 }
 
+/* Rules of host H's two sides (placement rules of a model come on top: few). */
+static size_t host_rules(const struct gen_levels *l, enum gen_host h)
+{
+	size_t n = 0;
+
+	for (int d = 0; d < GEN_DIRS; d++)
+		n += l->masks[h][d] ? l->flows : 0;
+	return n;
+}
+
 static int build_host(struct gen_rules_priv *p, const struct gen_levels *l,
 		      const struct gen_placement *pl, enum gen_host h, uint64_t seed,
 		      uint32_t *perm[GEN_DIRS], struct scn_error *err)
@@ -257,7 +267,9 @@ static int build_host(struct gen_rules_priv *p, const struct gen_levels *l,
 	if (!rs)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
 	p->pub.host[h] = rs;
-	rc = add_ports(rs, h, p->pub.subnets, p->per_subnet);
+	rc = topo_ruleset_reserve(rs, host_rules(l, h));
+	if (rc == 0)
+		rc = add_ports(rs, h, p->pub.subnets, p->per_subnet);
 	if (rc == 0)
 		rc = gen_placement_apply(pl, rs, p->pub.subnets, p->per_subnet);
 	if (rc == 0)

@@ -25,6 +25,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
+/* Key of header values V under group G's mask (V cut to the mask's bits). */
 static uint64_t key_of(const struct topo_ruleset *rs, size_t g, const uint64_t v[TOPO_F_COUNT])
 {
 	const struct topo_mask *m = &rs->groups[g].mask;
@@ -33,6 +34,20 @@ static uint64_t key_of(const struct topo_ruleset *rs, size_t g, const uint64_t v
 	for (unsigned f = 0; f < TOPO_F_COUNT; f++)
 		if (m->fields & (1u << f))
 			h = mix(h, v[f] & topo__field_bits(m, (enum topo_field)f));
+	return h;
+}
+
+/* key_of for a rule: its values are normalised (already cut to the mask), so the same key
+ * comes out without cutting them again. */
+static uint64_t rule_key(const struct topo_ruleset *rs, size_t i)
+{
+	const struct topo_rule *r = &rs->rules[i];
+	uint32_t fields = rs->groups[r->group].mask.fields;
+	uint64_t h = mix(0x12345678ull, rs->group_seq[r->group]);
+
+	for (unsigned f = 0; f < TOPO_F_COUNT; f++)
+		if (fields & (1u << f))
+			h = mix(h, r->match.value[f]);
 	return h;
 }
 
@@ -65,7 +80,7 @@ static int resize(struct topo_ruleset *rs, size_t cap, size_t upto)
 	rs->ix_rule = r;
 	rs->ix_cap = cap;
 	for (size_t i = 0; i < upto; i++)
-		put(rs, key_of(rs, rs->rules[i].group, rs->rules[i].match.value), (uint32_t)i);
+		put(rs, rule_key(rs, i), (uint32_t)i);
 	return 0;
 }
 
@@ -74,6 +89,17 @@ int topo__index_rebuild(struct topo_ruleset *rs)
 	size_t cap = 64;
 
 	while (cap < 2 * rs->n_rules + 2)
+		cap *= 2;
+	return resize(rs, cap, rs->n_rules);
+}
+
+int topo__index_reserve(struct topo_ruleset *rs, size_t n_rules)
+{
+	size_t cap = rs->ix_cap ? rs->ix_cap : 64;
+
+	if (rs->ix_cap >= 2 * n_rules + 2)
+		return 0;
+	while (cap < 2 * n_rules + 2)
 		cap *= 2;
 	return resize(rs, cap, rs->n_rules);
 }
@@ -87,7 +113,7 @@ int topo__index_add(struct topo_ruleset *rs, size_t rule)
 			cap *= 2;
 		return resize(rs, cap, rule + 1);
 	}
-	put(rs, key_of(rs, rs->rules[rule].group, rs->rules[rule].match.value), (uint32_t)rule);
+	put(rs, rule_key(rs, rule), (uint32_t)rule);
 	return 0;
 }
 

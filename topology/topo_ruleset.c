@@ -224,36 +224,76 @@ static bool actions_valid(const struct topo_ruleset *rs, const struct topo_actio
 	return true;
 }
 
+/* The group of the last rule added when it is (TABLE, M's mask, PRIORITY), else -1. Rules
+ * usually arrive group by group, and a mask equal byte for byte to a group's (which was
+ * checked when the group was made) needs no check of its own. */
+static long last_group(const struct topo_ruleset *rs, uint32_t table, const struct topo_mask *m,
+		       uint32_t priority)
+{
+	const struct topo_group *g;
+
+	if (!rs->n_rules)
+		return -1;
+	g = &rs->groups[rs->rules[rs->n_rules - 1].group];
+	if (g->table != table || g->priority != priority || g->mask.fields != m->fields ||
+	    memcmp(g->mask.plen, m->plen, sizeof(m->plen)))
+		return -1;
+	return (long)rs->rules[rs->n_rules - 1].group;
+}
+
 int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct topo_match *m,
 			  uint32_t priority, const struct topo_action_list *actions, uint32_t flow)
 {
-	struct topo_rule r;
-	int g;
+	struct topo_rule *r;
+	long g;
 
-	if (!rs || !m || !actions || table >= rs->n_tables || !topo__mask_valid(&m->mask) ||
-	    !actions_valid(rs, actions))
+	if (!rs || !m || !actions || table >= rs->n_tables || !actions_valid(rs, actions))
+		return -EINVAL;
+	g = last_group(rs, table, &m->mask, priority);
+	if (g < 0 && !topo__mask_valid(&m->mask))
 		return -EINVAL;
 	if (rs->n_rules >= (size_t)INT32_MAX)
 		return -ENOSPC;
 	if (grow((void **)&rs->rules, &rs->cap_rules, rs->n_rules + 1, sizeof(*rs->rules)))
 		return -ENOMEM;
-	g = find_or_add_group(rs, table, &m->mask, priority);
 	if (g < 0)
-		return g;
+		g = find_or_add_group(rs, table, &m->mask, priority);
+	if (g < 0)
+		return (int)g;
 	assert(rs->groups[g].table == table && rs->groups[g].priority == priority);
-	memset(&r, 0, sizeof(r));
-	r.table = table;
-	r.group = (uint32_t)g;
-	r.match = *m;
-	topo_match_normalise(&r.match);
-	r.priority = priority;
-	r.actions = *actions;
-	r.flow = flow;
-	rs->rules[rs->n_rules] = r;
+	r = &rs->rules[rs->n_rules];
+	memset(r, 0, sizeof(*r));
+	r->table = table;
+	r->group = (uint32_t)g;
+	r->match = *m;
+	topo_match_normalise(&r->match);
+	r->priority = priority;
+	r->actions = *actions;
+	r->flow = flow;
 	if (topo__index_add(rs, rs->n_rules) < 0)
 		return -ENOMEM;
 	rs->groups[g].n_rules++;
 	return (int)rs->n_rules++;
+}
+
+int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules)
+{
+	if (!rs)
+		return -EINVAL;
+	if (grow((void **)&rs->rules, &rs->cap_rules, n_rules, sizeof(*rs->rules)))
+		return -ENOMEM;
+	return topo__index_reserve(rs, n_rules);
+}
+
+size_t topo_ruleset_bytes(const struct topo_ruleset *rs)
+{
+	if (!rs)
+		return 0;
+	return sizeof(*rs) + rs->cap_ports * sizeof(*rs->ports) +
+	       rs->cap_groups * sizeof(*rs->groups) + rs->cap_seq * sizeof(*rs->group_seq) +
+	       rs->cap_rules * sizeof(*rs->rules) +
+	       rs->ix_cap * (sizeof(*rs->ix_key) + sizeof(*rs->ix_rule)) +
+	       rs->pix_cap * sizeof(*rs->pix);
 }
 
 int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i)

@@ -43,6 +43,8 @@ struct topo_ruleset {
 /* Index maintenance (topo_index.c). Return 0 or -ENOMEM. */
 int topo__index_add(struct topo_ruleset *rs, size_t rule);
 int topo__index_rebuild(struct topo_ruleset *rs);
+/* Make room for N_RULES rules without a resize (rehashes the rules held now, once). */
+int topo__index_reserve(struct topo_ruleset *rs, size_t n_rules);
 /* Lowest-index rule of group G whose match the header values PKT hit, or -1. */
 long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pkt[TOPO_F_COUNT]);
 
