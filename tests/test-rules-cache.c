@@ -97,7 +97,8 @@ static void same_rules(const struct gen_rules *a, const struct gen_rules *b)
 #define N_POINTS 40
 
 /* Point I of the sequence: sweeps of each side's masks at a few flow counts, changes of
- * subnets, contexts and seed, and every point met again later (I and I + 20 agree). */
+ * subnets and contexts, and every point met again later (I and I + 20 agree), except that
+ * point 33 has point 13's levels with another seed. */
 static void point(unsigned i, struct gen_levels *l, uint64_t *seed)
 {
 	unsigned j = i % 20;
@@ -110,7 +111,7 @@ static void point(unsigned i, struct gen_levels *l, uint64_t *seed)
 	l->masks[j % 2][(j / 2) % 2] = (uint32_t)(j % 5) * 7; /* one side swept, 0 = none */
 	l->subnets = 1 + (j % 7 == 6) * 3;
 	l->encap_contexts = j % 6 == 5 ? 16 : 0;
-	*seed = 1 + (j == 13);
+	*seed = 1 + (i == 33);
 }
 
 static void check_sequence(struct gen_rules_cache *c, unsigned from, unsigned n)
@@ -146,9 +147,9 @@ static void test_rules_cache_equals_full_build(void **state)
 	gen_rules_cache_stats(c, &st);
 	assert_int_equal(st.gets, N_POINTS);
 	assert_int_equal(st.evictions, 0);
-	/* the second half of the sequence repeats the first: nothing more is built */
+	/* the second half of the sequence repeats the first (but point 33's seed) */
 	assert_int_equal(st.part_builds + st.part_hits, 3 * N_POINTS);
-	assert_true(st.part_hits >= 3 * N_POINTS / 2);
+	assert_true(st.part_hits >= 3 * (N_POINTS / 2 - 1));
 	assert_true(st.bytes > 0 && st.bytes <= st.max_bytes);
 	gen_rules_cache_free(c);
 }
