@@ -50,8 +50,7 @@ void topo_ruleset_free(struct topo_ruleset *rs)
 	free(rs->groups);
 	free(rs->group_seq);
 	free(rs->rules);
-	free(rs->ix_key);
-	free(rs->ix_rule);
+	topo__index_drop(rs);
 	free(rs->pix);
 	free(rs);
 }
@@ -125,7 +124,7 @@ struct topo_ruleset *topo_ruleset_clone(const struct topo_ruleset *rs)
 	c->groups = dup_array(rs->groups, rs->n_groups, sizeof(*rs->groups), &fail);
 	c->group_seq = dup_array(rs->group_seq, rs->n_groups, sizeof(*rs->group_seq), &fail);
 	c->rules = dup_array(rs->rules, rs->n_rules, sizeof(*rs->rules), &fail);
-	if (fail || topo__index_rebuild(c) < 0 || port_index_rebuild(c, c->n_ports) < 0) {
+	if (fail || port_index_rebuild(c, c->n_ports) < 0) {
 		topo_ruleset_free(c);
 		return NULL;
 	}
@@ -270,8 +269,7 @@ int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct 
 	r->priority = priority;
 	r->actions = *actions;
 	r->flow = flow;
-	if (topo__index_add(rs, rs->n_rules) < 0)
-		return -ENOMEM;
+	topo__index_drop(rs);
 	rs->groups[g].n_rules++;
 	return (int)rs->n_rules++;
 }
@@ -282,7 +280,7 @@ int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules)
 		return -EINVAL;
 	if (grow((void **)&rs->rules, &rs->cap_rules, n_rules, sizeof(*rs->rules)))
 		return -ENOMEM;
-	return topo__index_reserve(rs, n_rules);
+	return 0;
 }
 
 size_t topo_ruleset_bytes(const struct topo_ruleset *rs)
@@ -292,8 +290,7 @@ size_t topo_ruleset_bytes(const struct topo_ruleset *rs)
 	return sizeof(*rs) + rs->cap_ports * sizeof(*rs->ports) +
 	       rs->cap_groups * sizeof(*rs->groups) + rs->cap_seq * sizeof(*rs->group_seq) +
 	       rs->cap_rules * sizeof(*rs->rules) +
-	       rs->ix_cap * (sizeof(*rs->ix_key) + sizeof(*rs->ix_rule)) +
-	       rs->pix_cap * sizeof(*rs->pix);
+	       topo__index_bytes(rs) + rs->pix_cap * sizeof(*rs->pix);
 }
 
 int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i)
@@ -304,14 +301,7 @@ int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i)
 	rs->groups[rs->rules[i].group].n_rules--;
 	memmove(&rs->rules[i], &rs->rules[i + 1], (rs->n_rules - i - 1) * sizeof(*rs->rules));
 	rs->n_rules--;
-	if (topo__index_rebuild(rs) < 0) {
-		/* lookups fall back to a scan (topo__index_find) */
-		free(rs->ix_key);
-		free(rs->ix_rule);
-		rs->ix_key = NULL;
-		rs->ix_rule = NULL;
-		rs->ix_cap = 0;
-	}
+	topo__index_drop(rs);
 	return 0;
 }
 
