@@ -123,6 +123,15 @@ static inline bool opt_prec(const struct opt_table *t, uint32_t a, uint32_t b)
 	return t->pairs[(size_t)a * t->slot_cap + b] != 0;
 }
 
+/* Does rule S match header H? */
+static inline bool opt_matches(const struct orule *s, const uint64_t *h)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if ((h[f] & s->mask->w[f]) != s->v[f])
+			return false;
+	return true;
+}
+
 /* opt_table.c */
 OPT_HIDDEN int opt_hash_insert(struct opt_table *t, struct orule *r, enum hkind k);
 OPT_HIDDEN void opt_hash_remove(struct opt_table *t, struct orule *r, enum hkind k);
@@ -134,6 +143,8 @@ OPT_HIDDEN struct orule *opt_key_lookup(const struct opt_table *t, const struct 
 OPT_HIDDEN struct orule *opt_hyper_lookup(const struct opt_table *t, const uint64_t *v);
 OPT_HIDDEN void opt_mask_words(const struct opt_mask *m, uint64_t w[OPT_F_COUNT]);
 OPT_HIDDEN struct orule *opt_find_rule(const struct opt_table *t, uint32_t id);
+/* The by_id bucket of ID (by_id.n_buckets must be > 0). */
+OPT_HIDDEN struct orule *const *opt_id_bucket(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN struct omask *opt_find_mask(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN bool opt_rule_less(const struct orule *a, const struct orule *b);
 OPT_HIDDEN void opt_refresh_precedence(struct opt_table *t);
@@ -148,6 +159,13 @@ OPT_HIDDEN void opt_remove_mask(struct opt_table *t, struct omask *m);
 OPT_HIDDEN void opt_update_flags(struct opt_table *t);
 OPT_HIDDEN void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now);
 
+/* A hyper candidate as the tick's selection compares it (no pointer chasing while sifting). */
+struct opt_cand {
+	uint64_t hits;
+	uint32_t id;
+	struct orule *r;
+};
+
 /* A tick in progress (opt_tick.c, opt_order.c; helpers in opt_planner.c). */
 struct planner {
 	struct opt_table *t;
@@ -156,6 +174,8 @@ struct planner {
 	uint32_t *ids;        /* scratch rule ids */
 	bool compact;         /* re-spreading every prio: emitted whole, beyond the budget */
 	size_t n_ids, cap_ids;
+	struct opt_cand *cand; /* hyper candidates, a max-heap by hits (opt_tick.c) */
+	size_t n_cand;
 };
 
 /* opt_planner.c */

@@ -221,13 +221,18 @@ size_t opt_anchor_bucket(const struct opt_table *t, const struct orule *r)
 	return anchor_hash(t, r->v) & (t->by_anchor.n_buckets - 1);
 }
 
+struct orule *const *opt_id_bucket(const struct opt_table *t, uint32_t id)
+{
+	return &t->by_id.b[mix(t->cfg_seed ^ id) & (t->by_id.n_buckets - 1)];
+}
+
 struct orule *opt_find_rule(const struct opt_table *t, uint32_t id)
 {
 	struct orule *r;
 
 	if (!t->by_id.n_buckets)
 		return NULL;
-	r = t->by_id.b[mix(t->cfg_seed ^ id) & (t->by_id.n_buckets - 1)];
+	r = *opt_id_bucket(t, id);
 	for (; r; r = r->id_next)
 		if (r->id == id)
 			return r;
