@@ -123,6 +123,10 @@ void opt_refresh_precedence(struct opt_table *t)
 		opt_update_flags(t);
 }
 
+/* Does a rule preferred over R match R's microflow? Only R's own mask (rules with R's key) and
+ * masks that must precede R's can hold one: a rule of another mask that matches R's flow
+ * overlaps R, and if it is preferred the pair is counted in pairs[] (kept exact), so masks
+ * without that precedence edge are skipped without a lookup. */
 bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
 {
 	uint64_t k[OPT_F_COUNT];
@@ -131,6 +135,8 @@ bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
 		const struct omask *m = t->order[i];
 		const struct orule *s;
 
+		if (m != r->mask && !opt_prec(t, m->slot, r->mask->slot))
+			continue;
 		for (int f = 0; f < OPT_F_COUNT; f++)
 			k[f] = r->flow[f] & m->w[f];
 		s = opt_key_lookup(t, m, k);

@@ -26,21 +26,24 @@ struct omask;
  * its mask is anchored.
  */
 struct orule {
-	uint32_t id, priority, action;
-	uint32_t vec_idx;      /* position in mask->rules */
-	struct omask *mask;
-	uint64_t v[OPT_F_COUNT];
-	uint64_t flow[OPT_F_COUNT]; /* the microflow seen (the hyper key); == v for full masks */
-	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
+	/* first 64 bytes: what every record and the tick's pass read (one cache line or two) */
+	uint32_t id, priority;
 	struct orule *id_next;  /* chain in the id hash */
-	struct orule *key_next; /* chain in the (mask, key) hash */
-	struct orule *hy_next;  /* chain in the hyper hash */
-	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
+	struct omask *mask;
 	uint64_t win_sum;
 	uint64_t last_sec;      /* second of the newest ring bucket */
 	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
+	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
 	bool in_hyper, hyper_dead;
 	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD */
+	uint32_t action;
+	uint32_t vec_idx;       /* position in mask->rules */
+	/* the rest */
+	struct orule *key_next; /* chain in the (mask, key) hash */
+	struct orule *hy_next;  /* chain in the hyper hash */
+	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
+	uint64_t v[OPT_F_COUNT];
+	uint64_t flow[OPT_F_COUNT]; /* the microflow seen (the hyper key); == v for full masks */
 	uint32_t ring[];        /* window_s buckets */
 };
 

@@ -101,10 +101,14 @@ static void fetch_rule(const struct opt_table *t, const struct opt_count *c, uin
 	if (!r)
 		return;
 	__builtin_prefetch(r, 1);
-	__builtin_prefetch(r->flow, 0);
+	__builtin_prefetch((const char *)r + 63, 1);
+	for (size_t off = 0; off < sizeof(r->v) + sizeof(r->flow); off += 64)
+		__builtin_prefetch((const char *)r->v + off, 0); /* v, then flow: adjacent */
 	__builtin_prefetch(&r->ring[now % t->cfg.window_s], 1);
-	if (c->pkt)
+	if (c->pkt) {
 		__builtin_prefetch(c->pkt, 0);
+		__builtin_prefetch((const char *)c->pkt + 64, 0);
+	}
 }
 
 long opt_table_record_batch(struct opt_table *t, const struct opt_count *c, size_t n,

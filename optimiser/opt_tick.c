@@ -135,6 +135,22 @@ static int by_lru(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Order the gathered candidates as a heap, keeping only those that can still be admitted:
+ * with no room left, a candidate must beat a resident's window hits (COLDEST: the fewest
+ * any resident has), and the hottest-first walk stops at the first that does not, so the
+ * others would never come out of the heap. */
+static void heap_candidates(struct planner *pl, size_t room, uint64_t coldest)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->n_cand; i++)
+		if (room > 0 || pl->cand[i].hits > coldest)
+			pl->cand[n++] = pl->cand[i];
+	pl->n_cand = n;
+	for (size_t k = n / 2; k-- > 0;)
+		sift_down(pl->cand, n, k);
+}
+
 /* Hyper copies that may be replaced (not planned for eviction), least recently used first. */
 static int residents(const struct opt_table *t, struct orule ***out, size_t *n)
 {
@@ -161,6 +177,7 @@ static int plan_hyper(struct planner *pl)
 	struct opt_table *t = pl->t;
 	struct orule **res = NULL;
 	size_t nr = 0, v = 0, count;
+	uint64_t coldest = 0;
 	int rc;
 
 	if (t->cfg.hyper_capacity == 0 || pl->n_cand == 0)
@@ -170,6 +187,10 @@ static int plan_hyper(struct planner *pl)
 	for (size_t i = 0; i < t->hyper.n_buckets; i++) /* planned evictions free room */
 		for (struct orule *r = t->hyper.b[i]; r; r = r->hy_next)
 			count -= r->plan_mark == PLAN_EVICT;
+	for (size_t i = 0; i < nr; i++)
+		coldest = i == 0 || res[i]->win_sum < coldest ? res[i]->win_sum : coldest;
+	heap_candidates(pl, count < t->cfg.hyper_capacity ? t->cfg.hyper_capacity - count : 0,
+			nr ? coldest : UINT64_MAX);
 	while (rc == 0 && pl->n_cand > 0) {
 		struct orule *c = pop_hottest(pl->cand, &pl->n_cand);
 		bool room = count < t->cfg.hyper_capacity;
@@ -227,8 +248,10 @@ static int pass_rules(struct planner *pl, bool gather)
 		for (uint32_t j = 0; j < m->n_rules; j++) {
 			struct orule *r = m->rules[j];
 
-			if (j + AHEAD < m->n_rules)
+			if (j + AHEAD < m->n_rules) { /* its first 64 bytes, wherever they fall */
 				__builtin_prefetch(m->rules[j + AHEAD], 1);
+				__builtin_prefetch((char *)m->rules[j + AHEAD] + 63, 1);
+			}
 			opt_rule_advance(t, r, pl->now);
 			r->plan_mark = 0;
 			if (!r->in_hyper)
@@ -237,10 +260,9 @@ static int pass_rules(struct planner *pl, bool gather)
 				pl->cand[pl->n_cand++] = (struct opt_cand){ r->win_sum, r->id, r };
 		}
 	}
-	for (size_t k = pl->n_cand / 2; k-- > 0;)
-		sift_down(pl->cand, pl->n_cand, k);
 	return 0;
 }
+
 
 int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *model,
 		   struct opt_plan **plan)
