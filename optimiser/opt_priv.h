@@ -35,7 +35,7 @@ struct orule {
 	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
 	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
 	bool in_hyper, hyper_dead;
-	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD */
+	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD; 0 between ticks */
 	uint32_t action;
 	uint32_t vec_idx;       /* position in mask->rules */
 	/* the rest */

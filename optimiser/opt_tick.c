@@ -223,10 +223,25 @@ static bool candidate(const struct opt_table *t, const struct orule *r)
 	       r->win_sum >= t->cfg.admission_hits;
 }
 
-#define AHEAD 8 /* rules ahead fetched into the cache by the tick's pass */
+#define AHEAD 16 /* rules ahead fetched into the cache by the tick's pass */
+
+/* Plan marks are set only on the rules of hyper ops; clear those at the end of the tick
+ * (rather than every rule's in its pass), so that no mark outlives the tick. */
+static void clear_marks(struct opt_table *t, const struct opt_plan *p)
+{
+	for (size_t i = 0; i < p->n_ops; i++) {
+		struct orule *r;
+
+		if (p->ops[i].kind != OPT_OP_HYPER_ADD && p->ops[i].kind != OPT_OP_HYPER_EVICT)
+			continue;
+		r = opt_find_rule(t, p->rules[p->rule_off[i]]);
+		if (r)
+			r->plan_mark = 0;
+	}
+}
 
 /* The tick's one pass over every rule: advance its window, sum its mask's hits outside the
- * hyper mask, clear its plan mark, and gather the hyper candidates into pl->cand (when
+ * hyper mask, and gather the hyper candidates into pl->cand (when
  * GATHER) as a heap. */
 static int pass_rules(struct planner *pl, bool gather)
 {
@@ -253,7 +268,6 @@ static int pass_rules(struct planner *pl, bool gather)
 				__builtin_prefetch((char *)m->rules[j + AHEAD] + 63, 1);
 			}
 			opt_rule_advance(t, r, pl->now);
-			r->plan_mark = 0;
 			if (!r->in_hyper)
 				m->hits += r->win_sum;
 			if (gather && candidate(t, r))
@@ -318,6 +332,7 @@ int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *mo
 		rc = opt_plan_masks(&pl);
 	free(pl.ids);
 	free(pl.cand);
+	clear_marks(t, p);
 	if (rc < 0) {
 		opt_plan_free(p);
 		return rc;
