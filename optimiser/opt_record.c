@@ -52,16 +52,20 @@ static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, u
 static int count_flow(struct opt_table *t, struct orule *r, const struct opt_pkt *pkt,
 		      uint64_t packets, uint64_t now)
 {
-	bool fresh;
+	bool fresh, same;
 
-	if (!pkt || !opt_matches(r, pkt->v))
+	if (!pkt)
+		return -EINVAL;
+	/* the flow seen before matched the rule, so the same header needs no check again */
+	same = r->flow_seen && memcmp(r->flow, pkt->v, sizeof(r->flow)) == 0;
+	if (!same && !opt_matches(r, pkt->v))
 		return -EINVAL;
 	opt_rule_advance(t, r, now < t->now ? t->now : now);
 	fresh = !r->flow_seen || (r->win_sum == 0 && !r->in_hyper);
 	if (fresh) {
 		memcpy(r->flow, pkt->v, sizeof(r->flow));
 		r->flow_seen = r->flow_single = true;
-	} else if (packets && memcmp(r->flow, pkt->v, sizeof(r->flow)) != 0) {
+	} else if (packets && !same) {
 		r->flow_single = false; /* several microflows: a copy would miss some */
 		if (r->in_hyper)
 			r->hyper_dead = true;
@@ -102,8 +106,8 @@ static void fetch_rule(const struct opt_table *t, const struct opt_count *c, uin
 		return;
 	__builtin_prefetch(r, 1);
 	__builtin_prefetch((const char *)r + 63, 1);
-	for (size_t off = 0; off < sizeof(r->v) + sizeof(r->flow); off += 64)
-		__builtin_prefetch((const char *)r->v + off, 0); /* v, then flow: adjacent */
+	__builtin_prefetch(r->flow, 0); /* its values are read only when the header changed */
+	__builtin_prefetch((const char *)r->flow + 64, 0);
 	__builtin_prefetch(&r->ring[now % t->cfg.window_s], 1);
 	if (c->pkt) {
 		__builtin_prefetch(c->pkt, 0);
