@@ -17,12 +17,12 @@
 
 #include "optimiser/opt_priv.h"
 
-/* Do A and B (of different masks) overlap, i.e. does some packet match both? Values are
- * already masked, so they must agree on the fields both masks match. */
+/* Do A and B (of different masks) overlap, i.e. does some packet match both? Their values
+ * must agree on the bits both masks match. */
 static bool overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->v[f] ^ b->v[f]) & a->mask->w[f] & b->mask->w[f])
+		if ((a->flow[f] ^ b->flow[f]) & a->mask->w[f] & b->mask->w[f])
 			return false;
 	return true;
 }
@@ -247,7 +247,7 @@ int opt_table_get_rule(const struct opt_table *t, uint32_t id, struct opt_rule *
 		memset(out, 0, sizeof(*out));
 		out->id = r->id;
 		out->mask = r->mask->shape;
-		memcpy(out->v, r->v, sizeof(out->v));
+		opt_rule_v(r, out->v);
 		out->priority = r->priority;
 		out->action = r->action;
 	}

@@ -19,7 +19,7 @@
 struct omask;
 
 /*
- * A rule as stored. Invariants: v[f] == v[f] & mask->w[f]; win_sum == sum of ring[];
+ * A rule as stored. Invariants: win_sum == sum of ring[];
  * ring[s % window] holds the hits of second s for s in (last_sec - window, last_sec];
  * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules;
  * every live rule is in by_id and by_key exactly once, and in by_anchor exactly once iff
@@ -42,8 +42,10 @@ struct orule {
 	struct orule *key_next; /* chain in the (mask, key) hash */
 	struct orule *hy_next;  /* chain in the hyper hash */
 	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
-	uint64_t v[OPT_F_COUNT];
-	uint64_t flow[OPT_F_COUNT]; /* the microflow seen (the hyper key); == v for full masks */
+	/* The rule's header: its values on the mask's bits (v = flow & mask->w, opt_rule_v) and,
+	 * once seen, the microflow's on the rest (the hyper key); one array for both, since
+	 * every flow recorded matches the rule. */
+	uint64_t flow[OPT_F_COUNT];
 	uint32_t ring[];        /* window_s buckets */
 };
 
@@ -126,11 +128,18 @@ static inline bool opt_prec(const struct opt_table *t, uint32_t a, uint32_t b)
 	return t->pairs[(size_t)a * t->slot_cap + b] != 0;
 }
 
+/* Rule R's values (its header on its mask's bits) into V. */
+static inline void opt_rule_v(const struct orule *r, uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		v[f] = r->flow[f] & r->mask->w[f];
+}
+
 /* Does rule S match header H? */
 static inline bool opt_matches(const struct orule *s, const uint64_t *h)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((h[f] & s->mask->w[f]) != s->v[f])
+		if (((h[f] ^ s->flow[f]) & s->mask->w[f]) != 0)
 			return false;
 	return true;
 }

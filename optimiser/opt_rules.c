@@ -250,11 +250,9 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 	r->action = in->action;
 	r->mask = m;
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		r->v[f] = in->v[f] & m->w[f];
-	if (m->full) {
-		memcpy(r->flow, r->v, sizeof(r->flow));
+		r->flow[f] = in->v[f] & m->w[f];
+	if (m->full)
 		r->flow_seen = r->flow_single = true;
-	}
 	r->last_sec = now;
 	rc = insert_rule(t, m, r);
 	if (rc < 0) {

@@ -96,13 +96,16 @@ static uint64_t anchor_hash(const struct opt_table *t, const uint64_t *v)
 
 static uint64_t rule_hash(const struct opt_table *t, const struct orule *r, enum hkind k)
 {
+	uint64_t v[OPT_F_COUNT];
+
 	if (k == H_ID)
 		return mix(t->cfg_seed ^ r->id);
+	if (k == H_HYPER)
+		return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
+	opt_rule_v(r, v);
 	if (k == H_KEY)
-		return hash_words(t->cfg_seed, r->mask->id, r->v);
-	if (k == H_ANCHOR)
-		return anchor_hash(t, r->v);
-	return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
+		return hash_words(t->cfg_seed, r->mask->id, v);
+	return anchor_hash(t, v);
 }
 
 static struct ohash *hash_of(struct opt_table *t, enum hkind k)
@@ -218,7 +221,10 @@ void opt_hash_rebuild(struct opt_table *t, enum hkind k)
 /* The by_anchor bucket of R (the table must have buckets). */
 size_t opt_anchor_bucket(const struct opt_table *t, const struct orule *r)
 {
-	return anchor_hash(t, r->v) & (t->by_anchor.n_buckets - 1);
+	uint64_t v[OPT_F_COUNT];
+
+	opt_rule_v(r, v);
+	return anchor_hash(t, v) & (t->by_anchor.n_buckets - 1);
 }
 
 struct orule *const *opt_id_bucket(const struct opt_table *t, uint32_t id)
@@ -253,6 +259,15 @@ bool opt_rule_less(const struct orule *a, const struct orule *b)
 }
 
 /* The preferred rule of mask M whose key equals K (already masked), or NULL. */
+/* Are R's values K (K already cut to R's mask)? */
+static bool same_values(const struct orule *r, const uint64_t *k)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if ((r->flow[f] & r->mask->w[f]) != k[f])
+			return false;
+	return true;
+}
+
 struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
 			     const uint64_t *k)
 {
@@ -262,7 +277,7 @@ struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
 		return NULL;
 	r = t->by_key.b[hash_words(t->cfg_seed, m->id, k) & (t->by_key.n_buckets - 1)];
 	for (; r; r = r->key_next)
-		if (r->mask == m && memcmp(r->v, k, sizeof(r->v)) == 0 &&
+		if (r->mask == m && same_values(r, k) &&
 		    (!best || opt_rule_less(r, best)))
 			best = r;
 	return best;
