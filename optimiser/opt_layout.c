@@ -204,7 +204,7 @@ void opt_table_stats(const struct opt_table *t, struct opt_table_stats *s)
 		s->flagged_masks += m->flagged;
 		b += sizeof(*m) + (uint64_t)m->cap_rules * sizeof(void *);
 		b += (uint64_t)m->n_rules * (sizeof(struct orule) +
-					     t->cfg.window_s * sizeof(uint32_t));
+					     t->ring_len * sizeof(uint32_t));
 	}
 	s->masks = t->n_masks;
 	s->hyper_entries = t->hyper_n;

@@ -9,6 +9,7 @@
 #include "optimiser/scalacn-opt.h"
 
 #define OPT_HIDDEN __attribute__((visibility("hidden")))
+#define OPT_RING_MAX 16      /* most buckets in a rule's hit window */
 #define OPT_HYPER_PRIO 1
 #define OPT_PRIO_FIRST 64    /* first cascading prio on a fresh table */
 #define OPT_PRIO_GAP 64      /* gap left between appended / renumbered masks */
@@ -20,7 +21,8 @@ struct omask;
 
 /*
  * A rule as stored. Invariants: win_sum == sum of ring[];
- * ring[s % window] holds the hits of second s for s in (last_sec - window, last_sec];
+ * ring[b % ring_len] holds the hits of the seconds of bucket b (second s is in bucket
+ * s / bucket_s) for the ring_len buckets up to last_sec's;
  * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules;
  * every live rule is in by_id and by_key exactly once, and in by_anchor exactly once iff
  * its mask is anchored.
@@ -46,7 +48,7 @@ struct orule {
 	 * once seen, the microflow's on the rest (the hyper key); one array for both, since
 	 * every flow recorded matches the rule. */
 	uint64_t flow[OPT_F_COUNT];
-	uint32_t ring[];        /* window_s buckets */
+	uint32_t ring[];        /* t->ring_len buckets of t->bucket_s seconds */
 };
 
 /*
@@ -91,6 +93,10 @@ struct ohash {
 struct opt_table {
 	struct opt_config cfg;
 	uint64_t cfg_seed;
+	/* The hit window: ring_len buckets of bucket_s seconds (OPT_RING_MAX at most), covering
+	 * window_s seconds: per second for windows up to 16 s, else coarser (60 s: 15 of 4 s),
+	 * so a rule's window costs at most 64 bytes whatever window_s is. */
+	uint32_t bucket_s, ring_len;
 	uint32_t slot_cap;      /* by_slot entries; prec is slot_cap x slot_cap */
 	struct ohash by_id, by_key, hyper, by_anchor;
 	uint64_t anchor[OPT_F_COUNT];

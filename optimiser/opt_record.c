@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-rule hit window (a ring of per-second buckets) and the calls that feed it: counters
+ * The per-rule hit window (a ring of buckets: per second up to 16 s windows, else 16 or
+ * fewer buckets of several seconds, opt_priv.h) and the calls that feed it: counters
  * one at a time (opt_table_record_hits, opt_table_record_flow) or a whole poll at once
  * (opt_table_record_batch: the same effect, with the rules of later counters fetched into the
  * cache while earlier ones are counted, since a poll of 100K rules is bound by memory
@@ -13,20 +14,22 @@
 
 void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now)
 {
-	uint32_t w = t->cfg.window_s;
+	uint64_t nb = t->ring_len, from = r->last_sec / t->bucket_s, to = now / t->bucket_s;
 
 	if (now <= r->last_sec)
 		return;
-	if (now - r->last_sec >= w) {
-		memset(r->ring, 0, w * sizeof(r->ring[0]));
-		r->win_sum = 0;
-	} else {
-		for (uint64_t s = r->last_sec + 1; s <= now; s++) {
-			r->win_sum -= r->ring[s % w];
-			r->ring[s % w] = 0;
-		}
-	}
 	r->last_sec = now;
+	if (to == from)
+		return;
+	if (to - from >= nb) {
+		memset(r->ring, 0, nb * sizeof(r->ring[0]));
+		r->win_sum = 0;
+		return;
+	}
+	for (uint64_t b = from + 1; b <= to; b++) {
+		r->win_sum -= r->ring[b % nb];
+		r->ring[b % nb] = 0;
+	}
 }
 
 static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, uint64_t now)
@@ -40,7 +43,7 @@ static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, u
 	opt_rule_advance(t, r, now);
 	if (packets == 0)
 		return;
-	b = &r->ring[r->last_sec % t->cfg.window_s];
+	b = &r->ring[(r->last_sec / t->bucket_s) % t->ring_len];
 	add = packets > (uint64_t)(UINT32_MAX - *b) ? UINT32_MAX - *b : packets;
 	*b += (uint32_t)add;
 	r->win_sum += add;
@@ -108,7 +111,7 @@ static void fetch_rule(const struct opt_table *t, const struct opt_count *c, uin
 	__builtin_prefetch((const char *)r + 63, 1);
 	__builtin_prefetch(r->flow, 0); /* its values are read only when the header changed */
 	__builtin_prefetch((const char *)r->flow + 64, 0);
-	__builtin_prefetch(&r->ring[now % t->cfg.window_s], 1);
+	__builtin_prefetch(&r->ring[(now / t->bucket_s) % t->ring_len], 1);
 	if (c->pkt) {
 		__builtin_prefetch(c->pkt, 0);
 		__builtin_prefetch((const char *)c->pkt + 64, 0);

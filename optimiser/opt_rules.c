@@ -242,7 +242,7 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 	rc = mask_get(t, &in->mask, now, &m);
 	if (rc < 0)
 		return rc;
-	r = calloc(1, sizeof(*r) + (size_t)t->cfg.window_s * sizeof(uint32_t));
+	r = calloc(1, sizeof(*r) + (size_t)t->ring_len * sizeof(uint32_t));
 	if (!r)
 		return -ENOMEM;
 	r->id = in->id;

@@ -350,6 +350,8 @@ int opt_table_new(const struct opt_config *cfg, struct opt_table **out)
 		return -EINVAL;
 	}
 	t->cfg_seed = t->cfg.hash_seed;
+	t->bucket_s = (t->cfg.window_s + OPT_RING_MAX - 1) / OPT_RING_MAX;
+	t->ring_len = (t->cfg.window_s + t->bucket_s - 1) / t->bucket_s;
 	memset(t->anchor, 0xff, sizeof(t->anchor));
 	*out = t;
 	return 0;

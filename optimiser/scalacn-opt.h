@@ -220,7 +220,11 @@ struct opt_config {
 	double degradation_threshold; /* plan when predicted degradation > this (0.05) */
 	uint32_t hyper_capacity;      /* hyper mask entries (1024) */
 	uint64_t admission_hits;      /* window hits a rule needs to enter the hyper mask (64) */
-	uint32_t window_s;            /* sliding hit window in seconds (60; 1..3600) */
+	uint32_t window_s;            /* sliding hit window in seconds (60; 1..3600), counted in
+				       * at most 16 buckets: per second up to 16 s, else of
+				       * ceil(window_s / 16) s (60: 15 of 4 s), so the window
+				       * slides by whole buckets and holds the last window_s
+				       * seconds less at most one bucket's worth */
 	uint32_t idle_mask_s;         /* remove a cascading mask after this long without hits (600) */
 	uint32_t update_budget;       /* rule updates per second (2000); a token bucket */
 	uint32_t max_masks;           /* distinct cascading masks accepted (1024; <= 4096) */
