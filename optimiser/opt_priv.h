@@ -28,18 +28,19 @@ struct omask;
  * its mask is anchored.
  */
 struct orule {
-	/* first 64 bytes: what every record and the tick's pass read (one cache line or two) */
-	uint32_t id, priority;
+	/* first 24 bytes: what the tick's pass over every rule reads (one line, mostly) */
+	uint32_t id;
+	bool in_hyper, flow_single; /* single: every packet recorded had header FLOW */
+	bool flow_seen, hyper_dead;
+	uint64_t last_sec;      /* second of the newest ring bucket */
+	uint64_t win_sum;
+	/* up to 64 bytes: what every record reads besides */
 	struct orule *id_next;  /* chain in the id hash */
 	struct omask *mask;
-	uint64_t win_sum;
-	uint64_t last_sec;      /* second of the newest ring bucket */
 	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
-	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
-	bool in_hyper, hyper_dead;
-	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD; 0 between ticks */
-	uint32_t action;
+	uint32_t priority, action;
 	uint32_t vec_idx;       /* position in mask->rules */
+	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD; 0 between ticks */
 	/* the rest */
 	struct orule *key_next; /* chain in the (mask, key) hash */
 	struct orule *hy_next;  /* chain in the hyper hash */

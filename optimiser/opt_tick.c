@@ -263,9 +263,9 @@ static int pass_rules(struct planner *pl, bool gather)
 		for (uint32_t j = 0; j < m->n_rules; j++) {
 			struct orule *r = m->rules[j];
 
-			if (j + AHEAD < m->n_rules) { /* its first 64 bytes, wherever they fall */
-				__builtin_prefetch(m->rules[j + AHEAD], 1);
-				__builtin_prefetch((char *)m->rules[j + AHEAD] + 63, 1);
+			if (j + AHEAD < m->n_rules) { /* its first 24 bytes, wherever they fall */
+				__builtin_prefetch(m->rules[j + AHEAD], 0);
+				__builtin_prefetch((char *)m->rules[j + AHEAD] + 23, 0);
 			}
 			opt_rule_advance(t, r, pl->now);
 			if (!r->in_hyper)
