@@ -7,7 +7,9 @@
  * is the child's own (user + system from wait4). Prints the median and range of each mode,
  * the ratio of the medians and the worst-case ratio (slowest cached run against the fastest
  * reference run), and whether every run printed the same bytes as the first reference run.
- * Usage: bench-campaign SCALACN PLAN [REPEATS]. Figures only; nothing about time is asserted.
+ * Usage: bench-campaign SCALACN PLAN [REPEATS [REFERENCE]]: with REFERENCE (another scalacn,
+ * e.g. a build of an older revision) the reference runs are that binary with its defaults
+ * instead of SCALACN with the cache off. Figures only; nothing about time is asserted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,9 +89,12 @@ int main(int argc, char **argv)
 	char *ref = NULL;
 	size_t ref_len = 0;
 	int n = argc > 3 ? atoi(argv[3]) : 3, identical = 0;
+	const char *ref_exe = argc > 4 ? argv[4] : argv[1];
+	const char *ref_env = argc > 4 ? NULL : "SCALACN_RULES_CACHE=off";
 
 	if (argc < 3 || n < 1 || n > MAX_REPEATS) {
-		fprintf(stderr, "usage: bench-campaign SCALACN PLAN [REPEATS 1..%d]\n", MAX_REPEATS);
+		fprintf(stderr, "usage: bench-campaign SCALACN PLAN [REPEATS 1..%d [REFERENCE]]\n",
+			MAX_REPEATS);
 		return 2;
 	}
 	if (!mkdtemp(dir))
@@ -97,8 +102,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		int same_off, same_on;
 
-		off[i] = one_run(argv[1], argv[2], dir, "SCALACN_RULES_CACHE=off", &ref, &ref_len,
-				 &same_off);
+		off[i] = one_run(ref_exe, argv[2], dir, ref_env, &ref, &ref_len, &same_off);
 		on[i] = one_run(argv[1], argv[2], dir, NULL, &ref, &ref_len, &same_on);
 		identical += same_off + same_on;
 	}
@@ -106,8 +110,8 @@ int main(int argc, char **argv)
 	bench_spread_of(on, (size_t)n, &sn);
 	printf("campaign %s, CPU of the scalacn process, median [min, max] of %d runs each:\n",
 	       argv[2], n);
-	printf("  rule sets built from scratch  %7.3f s [%7.3f, %7.3f]\n", so.median, so.min,
-	       so.max);
+	printf("  %-29s %7.3f s [%7.3f, %7.3f]\n", argc > 4 ? ref_exe :
+	       "rule sets built from scratch", so.median, so.min, so.max);
 	printf("  rule-set cache                %7.3f s [%7.3f, %7.3f]\n", sn.median, sn.min,
 	       sn.max);
 	printf("  ratio %.2fx (medians), %.2fx worst case (fastest reference / slowest cached)\n",
