@@ -156,39 +156,34 @@ static struct gen_part *lookup(struct gen_rules_cache *c, const struct part_key 
 	return p;
 }
 
-static int flows_part(struct gen_rules_cache *c, const struct gen_levels *l, uint64_t seed,
-		      struct gen_part **out, struct scn_error *err)
+/* What building a part needs (FLOWS and PL: host parts only). */
+struct build {
+	const struct gen_levels *l;
+	uint64_t seed;
+	const struct gen_part *flows;
+	const struct gen_placement *pl;
+};
+
+/* The part of key K: held, or built now (outside the lock) and kept. */
+static int part_of(struct gen_rules_cache *c, const struct part_key *k, const struct build *b,
+		   struct gen_part **out, struct scn_error *err)
 {
-	struct part_key k;
 	int rc;
 
-	key_of(&k, l, seed, PART_FLOWS, GEN_CLIENT);
-	*out = lookup(c, &k);
+	*out = lookup(c, k);
 	if (*out)
 		return 0;
-	rc = gen_part_flows(l, seed, out, err);
-	if (rc == 0)
-		*out = insert(c, &k, *out);
-	return rc;
-}
-
-static int host_part(struct gen_rules_cache *c, const struct gen_part *flows,
-		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
-		     uint64_t seed, struct gen_part **out, struct scn_error *err)
-{
-	struct part_key k;
-	int rc;
-
-	key_of(&k, l, seed, PART_HOST, h);
-	*out = lookup(c, &k);
-	if (*out)
-		return 0;
-	rc = gen_part_host(flows, pl, l, h, seed, out, err);
-	if (rc == 0) {
-		(*out)->id = gen_hash64(&k, sizeof(k), 0x686f7374u) | 1u; /* "host" */
-		*out = insert(c, &k, *out);
-	}
-	return rc;
+	if (k->kind == PART_FLOWS)
+		rc = gen_part_flows(b->l, b->seed, out, err);
+	else
+		rc = gen_part_host(b->flows, b->pl, b->l, (enum gen_host)k->host, b->seed, out,
+				   err);
+	if (rc)
+		return rc;
+	if (k->kind == PART_HOST)
+		(*out)->id = gen_hash64(k, sizeof(*k), 0x686f7374u) | 1u; /* "host" */
+	*out = insert(c, k, *out);
+	return 0;
 }
 
 int gen_rules_cache_get(struct gen_rules_cache *c, const struct topo_model *model,
@@ -208,10 +203,18 @@ int gen_rules_cache_get(struct gen_rules_cache *c, const struct topo_model *mode
 	rc = gen_levels_check(l, err);
 	if (rc == 0)
 		rc = gen_placement_plan(NULL, NULL, &pl, err);
-	if (rc == 0)
-		rc = flows_part(c, l, seed, &flows, err);
-	for (int h = 0; rc == 0 && h < GEN_HOSTS; h++)
-		rc = host_part(c, flows, &pl, l, (enum gen_host)h, seed, &host[h], err);
+	if (rc == 0) {
+		struct build b = { l, seed, NULL, &pl };
+		struct part_key k;
+
+		key_of(&k, l, seed, PART_FLOWS, GEN_CLIENT);
+		rc = part_of(c, &k, &b, &flows, err);
+		b.flows = flows;
+		for (int h = 0; rc == 0 && h < GEN_HOSTS; h++) {
+			key_of(&k, l, seed, PART_HOST, (enum gen_host)h);
+			rc = part_of(c, &k, &b, &host[h], err);
+		}
+	}
 	if (rc == 0 && gen_rules_assemble(l, flows, host, out) < 0)
 		rc = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
 	gen_part_unref(flows);
