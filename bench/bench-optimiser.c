@@ -4,7 +4,13 @@
  * Zipf(1.0) popularity. Prints the mean masks probed per packet (exact expectation over the
  * popularity, via opt_table_classify on one packet per flow) for the static insertion order
  * and after 1 s ticks of the optimiser, their ratio, the CPU time of a tick (and of feeding
- * it the per-second counters) as % of one core, and heap bytes per rule.
+ * it the per-second counters) as % of one core, and heap bytes per rule; then the scale
+ * table: 1K to 100K flows with 20 replacements per second (counters fed as one poll per
+ * second, opt_table_record_batch, as an agent reading tc -s or mlx5 counters would), each
+ * row run 3 times (median and range of tick + feeding as % of one core, the worst tick in
+ * ms, bytes per rule). Feeding is the library's work: the churn's deletes and adds and the
+ * poll's record calls, not the benchmark's own arithmetic that makes up the counts. CPU time
+ * of this process (bench-util.h), the same clock on every row.
  * Assumes flows never overlap (distinct /32 destinations, as OVS megaflows), so the only
  * lever is the order of masks and the hyper mask; the last case adds one catch-all default
  * rule that overlaps every flow. Churn cases replace flows every second: the precedence
@@ -18,9 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench-util.h"
 #include "optimiser/scalacn-opt.h"
 
-#define FLOWS 15000
+#define FLOWS_MAX 100000
+#define SCALE_REPEATS 3
 #define MASKS 64
 #define PPS 2000000.0 /* packets per second over all flows */
 #define SECONDS 40
@@ -39,10 +47,7 @@ static uint64_t rng_next(uint64_t *s)
 
 static double cpu_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	return bench_cpu_s();
 }
 
 /* Mask 0 is the full mask (exact flows, eligible for the hyper mask); mask k > 0 matches
@@ -70,11 +75,12 @@ static void make_rule(uint32_t i, uint32_t mask, uint64_t *s, struct opt_rule *r
 	r->v[OPT_F_IP_DST] = 0x0a000000u + i; /* distinct: flows never overlap */
 }
 
-static double mean_probes(struct opt_table *t, const struct opt_rule *rules, const double *p)
+static double mean_probes(struct opt_table *t, const struct opt_rule *rules, const double *p,
+			  uint32_t flows)
 {
 	double sum = 0;
 
-	for (uint32_t i = 0; i < FLOWS; i++) {
+	for (uint32_t i = 0; i < flows; i++) {
 		struct opt_pkt pk;
 		uint32_t id = 0, probes = 0;
 
@@ -89,9 +95,19 @@ static double mean_probes(struct opt_table *t, const struct opt_rule *rules, con
 }
 
 struct workload {
+	uint32_t flows;
 	struct opt_rule *rules;
 	struct opt_pkt *pkts;
 	double *p;
+};
+
+/* What one run measured. */
+struct result {
+	double static_probes, opt_probes;
+	double tick_cpu, feed_cpu, worst_tick; /* seconds: totals over SECONDS ticks, worst one */
+	uint64_t cost;
+	uint32_t last_change;
+	struct opt_table_stats st;
 };
 
 /* Build the table for W, run SECONDS ticks of counters + tick + apply, print one block. */
@@ -101,7 +117,7 @@ static void churn_flows(struct opt_table *t, const struct workload *w, uint32_t 
 			uint64_t now, uint32_t *next_id, uint64_t *s)
 {
 	for (uint32_t c = 0; c < churn; c++) {
-		uint32_t j = (uint32_t)(rng_next(s) % FLOWS), id = (*next_id)++;
+		uint32_t j = (uint32_t)(rng_next(s) % w->flows), id = (*next_id)++;
 
 		opt_table_del_rule(t, w->rules[j].id);
 		make_rule(id - 1, (uint32_t)(rng_next(s) % MASKS), s, &w->rules[j]);
@@ -111,103 +127,163 @@ static void churn_flows(struct opt_table *t, const struct workload *w, uint32_t 
 	}
 }
 
-static int run_case(const char *name, const struct workload *w, uint32_t hyper_capacity,
-		    uint32_t churn, bool catch_all)
+static int run(const struct workload *w, uint32_t hyper_capacity, uint32_t churn,
+	       bool catch_all, struct result *res)
 {
 	struct opt_rule dflt = { .id = UINT32_MAX, .priority = 1000 }; /* matches everything */
-	uint32_t next_id = FLOWS + 1;
+	uint32_t next_id = FLOWS_MAX + 1;
 	uint64_t cs = 99;
-	double static_probes, opt_probes, tick_cpu = 0, feed_cpu = 0, worst_tick = 0;
-	double *carry = calloc(FLOWS, sizeof(*carry));
-	struct opt_table_stats st;
+	double *carry = calloc(w->flows, sizeof(*carry));
+	struct opt_count *poll = calloc(w->flows, sizeof(*poll));
+	size_t n_polled;
 	struct opt_table *t = NULL;
 	struct opt_config cfg;
-	uint64_t cost = 0;
-	uint32_t last_change = 0;
 
+	memset(res, 0, sizeof(*res));
 	opt_config_default(&cfg);
 	cfg.always_optimise = true; /* the model's verdict is tested elsewhere */
 	cfg.hyper_capacity = hyper_capacity;
-	if (!carry || opt_table_new(&cfg, &t) < 0)
+	if (!carry || !poll || opt_table_new(&cfg, &t) < 0)
 		return -1;
-	for (uint32_t i = 0; i < FLOWS; i++)
+	for (uint32_t i = 0; i < w->flows; i++)
 		if (opt_table_add_rule(t, &w->rules[i], 0) < 0)
 			return -1;
 	if (catch_all && opt_table_add_rule(t, &dflt, 0) < 0)
 		return -1;
-	static_probes = mean_probes(t, w->rules, w->p);
+	res->static_probes = mean_probes(t, w->rules, w->p, w->flows);
 	for (uint64_t now = 1; now <= SECONDS; now++) {
 		struct opt_plan *plan = NULL;
 		struct opt_plan_info info;
-		double c0 = cpu_now(), c1, c2;
+		double c0 = cpu_now(), c1, c2, cp;
 
 		churn_flows(t, w, churn, now, &next_id, &cs);
-		for (uint32_t i = 0; i < FLOWS; i++) { /* counters the agent read this second */
+		cp = cpu_now(); /* the counts below are the agent's reading, not the library's work */
+		n_polled = 0;
+		for (uint32_t i = 0; i < w->flows; i++) { /* counters the agent read this second */
 			double want = PPS * w->p[i] + carry[i];
 			uint64_t n = (uint64_t)want;
 
 			carry[i] = want - (double)n;
 			if (n) /* one connection per flow: its header is the packet we classify */
-				opt_table_record_flow(t, w->rules[i].id, &w->pkts[i], n, now);
+				poll[n_polled++] = (struct opt_count){ w->rules[i].id, n,
+								       &w->pkts[i] };
 		}
+		c0 += cpu_now() - cp;
+		if (opt_table_record_batch(t, poll, n_polled, now) != 0)
+			return -1;
 		c1 = cpu_now();
 		if (opt_table_tick(t, now, NULL, &plan) < 0 || opt_plan_apply(t, plan) < 0)
 			return -1;
 		c2 = cpu_now();
 		opt_plan_info(plan, &info);
-		cost += info.cost;
+		res->cost += info.cost;
 		if (opt_plan_count(plan) > 0)
-			last_change = (uint32_t)now;
+			res->last_change = (uint32_t)now;
 		opt_plan_free(plan);
-		feed_cpu += c1 - c0;
-		tick_cpu += c2 - c1;
-		if (c2 - c1 > worst_tick)
-			worst_tick = c2 - c1;
+		res->feed_cpu += c1 - c0;
+		res->tick_cpu += c2 - c1;
+		if (c2 - c1 > res->worst_tick)
+			res->worst_tick = c2 - c1;
 	}
-	opt_probes = mean_probes(t, w->rules, w->p);
-	opt_table_stats(t, &st);
-	printf("%s (hyper capacity %u, churn %u flows/s%s):\n", name, hyper_capacity, churn,
-	       catch_all ? ", plus a catch-all default rule" : "");
-	printf("  mean masks probed per packet: static %.2f, optimised %.2f, ratio %.2fx\n",
-	       static_probes, opt_probes, static_probes / opt_probes);
-	printf("  hyper entries %u, masks %u, rule updates spent %llu, last change at %u s\n",
-	       st.hyper_entries, st.masks, (unsigned long long)cost, last_change);
-	printf("  tick CPU: mean %.3f%% of one core (worst tick %.3f%%); feeding counters "
-	       "(and churn) %.3f%%\n", 100.0 * tick_cpu / SECONDS, 100.0 * worst_tick,
-	       100.0 * feed_cpu / SECONDS);
-	printf("  memory: %.0f bytes per rule (%llu bytes for %u rules)\n",
-	       (double)st.bytes / st.rules, (unsigned long long)st.bytes, st.rules);
+	res->opt_probes = mean_probes(t, w->rules, w->p, w->flows);
+	opt_table_stats(t, &res->st);
 	opt_table_free(t);
 	free(carry);
+	free(poll);
 	return 0;
 }
 
-int main(void)
+static int run_case(const char *name, const struct workload *w, uint32_t hyper_capacity,
+		    uint32_t churn, bool catch_all)
 {
-	struct workload w = { calloc(FLOWS, sizeof(*w.rules)), calloc(FLOWS, sizeof(*w.pkts)),
-			      calloc(FLOWS, sizeof(*w.p)) };
-	uint32_t *rank = calloc(FLOWS, sizeof(*rank));
+	struct result r;
+
+	if (run(w, hyper_capacity, churn, catch_all, &r) < 0)
+		return -1;
+	printf("%s (hyper capacity %u, churn %u flows/s%s):\n", name, hyper_capacity, churn,
+	       catch_all ? ", plus a catch-all default rule" : "");
+	printf("  mean masks probed per packet: static %.2f, optimised %.2f, ratio %.2fx\n",
+	       r.static_probes, r.opt_probes, r.static_probes / r.opt_probes);
+	printf("  hyper entries %u, masks %u, rule updates spent %llu, last change at %u s\n",
+	       r.st.hyper_entries, r.st.masks, (unsigned long long)r.cost, r.last_change);
+	printf("  tick CPU: mean %.3f%% of one core (worst tick %.3f%%); feeding counters "
+	       "(and churn) %.3f%%\n", 100.0 * r.tick_cpu / SECONDS, 100.0 * r.worst_tick,
+	       100.0 * r.feed_cpu / SECONDS);
+	printf("  memory: %.0f bytes per rule (%llu bytes for %u rules)\n",
+	       (double)r.st.bytes / r.st.rules, (unsigned long long)r.st.bytes, r.st.rules);
+	return 0;
+}
+
+/* Flows I < N of W: seeded popularity ranks (Zipf(1.0) over N) and rules on random masks. */
+static void make_workload(struct workload *w, uint32_t n, uint32_t *rank)
+{
 	uint64_t s = 20250401;
 	double h = 0;
-	int rc;
 
-	if (!w.rules || !w.pkts || !w.p || !rank)
-		return 1;
-	for (uint32_t i = 0; i < FLOWS; i++) { /* popularity rank: a seeded permutation */
+	w->flows = n;
+	for (uint32_t i = 0; i < n; i++) { /* popularity rank: a seeded permutation */
 		uint32_t j = (uint32_t)(rng_next(&s) % (i + 1));
 
 		rank[i] = rank[j];
 		rank[j] = i;
 	}
-	for (uint32_t i = 0; i < FLOWS; i++)
+	for (uint32_t i = 0; i < n; i++)
 		h += 1.0 / (i + 1);
-	for (uint32_t i = 0; i < FLOWS; i++) {
-		w.p[i] = 1.0 / ((rank[i] + 1) * h);
-		make_rule(i, (uint32_t)(rng_next(&s) % MASKS), &s, &w.rules[i]);
-		memcpy(w.pkts[i].v, w.rules[i].v, sizeof(w.pkts[i].v));
+	for (uint32_t i = 0; i < n; i++) {
+		w->p[i] = 1.0 / ((rank[i] + 1) * h);
+		make_rule(i, (uint32_t)(rng_next(&s) % MASKS), &s, &w->rules[i]);
+		memcpy(w->pkts[i].v, w->rules[i].v, sizeof(w->pkts[i].v));
 	}
-	printf("bench-optimiser: %d flows, %d masks (uniform), Zipf(1.0), %.0f pkt/s, %d ticks "
-	       "of 1 s\n", FLOWS, MASKS, PPS, SECONDS);
+}
+
+/* One row of the scale table: SCALE_REPEATS runs of N flows with churn 20/s. */
+static int scale_row(struct workload *w, uint32_t n, uint32_t *rank)
+{
+	double load[SCALE_REPEATS], worst = 0;
+	struct bench_spread sp;
+	struct result r;
+
+	for (int k = 0; k < SCALE_REPEATS; k++) {
+		make_workload(w, n, rank); /* churn changed the last run's rules */
+		if (run(w, 1024, 20, false, &r) < 0)
+			return -1;
+		load[k] = 100.0 * (r.tick_cpu + r.feed_cpu) / SECONDS;
+		if (r.worst_tick > worst)
+			worst = r.worst_tick;
+	}
+	bench_spread_of(load, SCALE_REPEATS, &sp);
+	printf("  %6u   %6.3f%% [%6.3f, %6.3f]   %8.3f   %8.3f   %6.0f   %5.2fx\n", n, sp.median,
+	       sp.min, sp.max, 100.0 * r.tick_cpu / SECONDS, worst * 1e3,
+	       (double)r.st.bytes / r.st.rules, r.static_probes / r.opt_probes);
+	return 0;
+}
+
+static int scale_table(struct workload *w, uint32_t *rank)
+{
+	static const uint32_t rows[] = { 1000, 10000, 15000, 30000, 50000, 100000 };
+	int rc = 0;
+
+	printf("scale (Zipf(1.0), %d masks, %.0f pkt/s, churn 20 flows/s, hyper 1024, %d ticks; "
+	       "%d runs per row):\n", MASKS, PPS, SECONDS, SCALE_REPEATS);
+	printf("   flows   tick + feeding, %% of a core   tick %%   worst tick ms   "
+	       "bytes/rule   probes static/optimised\n");
+	for (size_t i = 0; rc == 0 && i < sizeof(rows) / sizeof(rows[0]); i++)
+		rc = scale_row(w, rows[i], rank);
+	return rc;
+}
+
+int main(void)
+{
+	struct workload w = { 0, calloc(FLOWS_MAX, sizeof(*w.rules)),
+			      calloc(FLOWS_MAX, sizeof(*w.pkts)), calloc(FLOWS_MAX, sizeof(*w.p)) };
+	uint32_t *rank = calloc(FLOWS_MAX, sizeof(*rank));
+	int rc;
+
+	if (!w.rules || !w.pkts || !w.p || !rank)
+		return 1;
+	make_workload(&w, 15000, rank);
+	printf("bench-optimiser: %u flows, %d masks (uniform), Zipf(1.0), %.0f pkt/s, %d ticks "
+	       "of 1 s\n", w.flows, MASKS, PPS, SECONDS);
 	rc = run_case("hyper + cascading masks", &w, 1024, 0, false);
 	if (rc == 0)
 		rc = run_case("cascading masks only", &w, 0, 0, false);
@@ -215,6 +291,8 @@ int main(void)
 		rc = run_case("hyper + cascading masks", &w, 1024, 20, false);
 	if (rc == 0) /* a default rule overlaps every flow: its mask has no field in common */
 		rc = run_case("hyper + cascading masks", &w, 1024, 20, true);
+	if (rc == 0)
+		rc = scale_table(&w, rank);
 	free(w.rules);
 	free(w.pkts);
 	free(w.p);

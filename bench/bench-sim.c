@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench-sim: CPU cost of simulated trials at campaign scale (16K flows, 128 masks on each of
- * the four host/direction sides), apply and measure timed separately, plus the CX-7
+ * the four host/direction sides), apply, measure and rule building (a plain build and a cache
+ * hit) timed separately, trials per second with and without building, plus the CX-7
  * calibration table (model vs the public measurements) for the record. Prints only; asserts
  * nothing about time. Assumes SCALACN_SOURCE_ROOT (compile-time define, or environment).
  */
@@ -44,6 +45,38 @@ static void levels(struct gen_levels *l, uint32_t flows, uint32_t ce, uint32_t c
 	l->masks[GEN_SERVER][GEN_DECAP] = sd;
 }
 
+/* CPU of building the scale point's rule sets: a plain build, and a cache hit. */
+static int time_builds(double *build_s, double *hit_s)
+{
+	struct gen_rules_cache *c = gen_rules_cache_new(0);
+	struct gen_rules *r = NULL;
+	struct gen_levels l;
+	struct scn_error err;
+	const int n = 10;
+	double t0;
+
+	levels(&l, 16384, 128, 128, 128, 128);
+	t0 = cpu_s();
+	for (int i = 0; i < n; i++) {
+		if (gen_rules_build(NULL, NULL, &l, 1, &r, &err) < 0)
+			return die("gen_rules_build", &err);
+		gen_rules_free(r);
+	}
+	*build_s = (cpu_s() - t0) / n;
+	if (!c || gen_rules_cache_get(c, NULL, NULL, &l, 1, &r, &err) < 0)
+		return die("gen_rules_cache_get", &err);
+	gen_rules_free(r);
+	t0 = cpu_s();
+	for (int i = 0; i < n; i++) {
+		if (gen_rules_cache_get(c, NULL, NULL, &l, 1, &r, &err) < 0)
+			return die("gen_rules_cache_get", &err);
+		gen_rules_free(r);
+	}
+	*hit_s = (cpu_s() - t0) / n;
+	gen_rules_cache_free(c);
+	return 0;
+}
+
 /* Time apply (alternating two rule sets) and measure (same traffic; and alternating
  * popularity, which recomputes the per-flow aggregates). */
 static int scale_bench(struct tb *tb)
@@ -54,7 +87,7 @@ static int scale_bench(struct tb *tb)
 	struct scn_error err;
 	struct tb_sample s;
 	const int n_apply = 40, n_measure = 20000, n_pop = 200;
-	double t0, apply_s, meas_s, pop_s;
+	double t0, apply_s, meas_s, pop_s, build_s = 0, hit_s = 0;
 
 	for (int i = 0; i < 2; i++) {
 		levels(&l, 16384, 128, 128, 128, 128 - (uint32_t)i);
@@ -78,6 +111,8 @@ static int scale_bench(struct tb *tb)
 		if (tb_measure(tb, &t[i & 1], (uint64_t)i, &s, &err) < 0)
 			return die("measure", &err);
 	pop_s = (cpu_s() - t0) / n_pop;
+	if (time_builds(&build_s, &hit_s) != 0)
+		return 1;
 	printf("sim at 16384 flows, 128 masks per side (%zu + %zu rules per host):\n",
 	       (size_t)2 * 16384, (size_t)2 * 16384);
 	printf("  apply          %9.3f ms CPU\n", apply_s * 1e3);
@@ -86,6 +121,12 @@ static int scale_bench(struct tb *tb)
 	printf("  trials/s       %9.0f (apply + measure each trial)\n", 1.0 / (apply_s + meas_s));
 	printf("  trials/s       %9.0f (measure only, rules applied once)\n", 1.0 / meas_s);
 	printf("  ratio apply/measure %.0fx\n", apply_s / meas_s);
+	printf("  rule building  %9.3f ms CPU (gen_rules_build), %.3f ms through the cache when "
+	       "the point was built before\n", build_s * 1e3, hit_s * 1e3);
+	printf("  trials/s       %9.0f (build + apply + measure, every point new)\n",
+	       1.0 / (build_s + apply_s + meas_s));
+	printf("  trials/s       %9.0f (cache hit + apply + measure)\n",
+	       1.0 / (hit_s + apply_s + meas_s));
 	gen_rules_free(r[0]);
 	gen_rules_free(r[1]);
 	return 0;

@@ -5,7 +5,9 @@
  */
 #include "bench/bench-util.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,4 +67,35 @@ long bench_child_peak_rss_kib(void (*fn)(void *), void *ctx)
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	return ru.ru_maxrss;
+}
+
+/* In the child: stdout to OUT (or /dev/null), stderr to /dev/null, ENV added, exec. */
+static void exec_child(char *const argv[], const char *env, const char *out)
+{
+	int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fe = open("/dev/null", O_WRONLY);
+
+	if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+		_exit(127);
+	if (env && putenv(strdup(env)) != 0)
+		_exit(127);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+double bench_child_cmd_cpu_s(char *const argv[], const char *env, const char *out, int *status)
+{
+	struct rusage ru;
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		exec_child(argv, env, out);
+	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		return -1;
+	*status = WEXITSTATUS(st);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }

@@ -25,4 +25,10 @@ void bench_repeat(void (*fn)(void *), void *ctx, size_t n, struct bench_spread *
 /* Peak resident set (KiB) of a forked child that runs FN(CTX) and exits; -1 on error. */
 long bench_child_peak_rss_kib(void (*fn)(void *), void *ctx);
 
+/* Run ARGV[0] (a path) with ARGV in a child, with the environment variable assignment ENV
+ * ("NAME=value", or NULL) added, stdout written to the file OUT (NULL: /dev/null), stderr to
+ * /dev/null; wait for it. Returns the child's CPU seconds (user + system, from wait4) and its
+ * exit status in *STATUS, or -1 when it could not be run or did not exit normally. */
+double bench_child_cmd_cpu_s(char *const argv[], const char *env, const char *out, int *status);
+
 #endif

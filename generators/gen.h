@@ -80,7 +80,10 @@ struct gen_traffic {
 	uint32_t rule_churn; /* rule updates per second while traffic runs */
 };
 
-/* The two hosts' rule sets of a point. Owned by the caller: gen_rules_free (NULL ok). */
+/* The two hosts' rule sets of a point. Reference counted: the caller owns one reference and
+ * drops it with gen_rules_free (NULL ok); gen_rules_ref takes another. A gen_rules from
+ * gen_rules_cache_get may share its host rule sets with other gen_rules (and threads): treat
+ * it as read-only. One from gen_rules_build shares nothing. */
 struct gen_rules {
 	struct topo_ruleset *host[GEN_HOSTS];
 	uint32_t flows;
@@ -88,6 +91,11 @@ struct gen_rules {
 	uint32_t encap_contexts; /* distinct encap contexts programmed on the client */
 };
 void gen_rules_free(struct gen_rules *r);
+struct gen_rules *gen_rules_ref(struct gen_rules *r); /* returns R */
+/* Content id of host H's rule set: nonzero when it is a cache part (immutable; every rule set
+ * with the same id has the same content, so a testbed that analysed it once may keep that
+ * analysis), 0 when no such promise is made (a plain build its owner may still change). */
+uint64_t gen_rules_host_id(const struct gen_rules *r, enum gen_host h);
 
 /* Build the rule sets for MODEL (NULL = the default two-stage model: root table with encap
  * and decap) at levels L with SEED. Errors (class config): impossible levels (more masks
@@ -95,6 +103,33 @@ void gen_rules_free(struct gen_rules *r);
 int gen_rules_build(const struct topo_model *model, const struct topo_space *space,
 		    const struct gen_levels *l, uint64_t seed, struct gen_rules **out,
 		    struct scn_error *err);
+
+/* ---- Rule-set reuse --------------------------------------------------------------------
+ * A cache of built parts keyed by content: a flow table by (flows, subnets, encap_contexts,
+ * seed), a host's rule set by that and the host's two mask levels (a host's rules depend on
+ * nothing else). gen_rules_cache_get returns what gen_rules_build would for the default model
+ * (rule for rule, port for port), built only from the parts it does not hold yet: a point that
+ * changes one host's masks rebuilds that host only, a point seen before builds nothing. Parts
+ * are immutable once built; the cache is safe to share between threads (one lock around its
+ * table, builds outside it). It holds at most MAX_BYTES of parts (least recently used ones
+ * are dropped first; a part still held by a gen_rules lives until that is freed). */
+struct gen_rules_cache;
+#define GEN_RULES_CACHE_DEFAULT_BYTES ((size_t)256 << 20)
+/* MAX_BYTES 0 = GEN_RULES_CACHE_DEFAULT_BYTES. NULL on out of memory. */
+struct gen_rules_cache *gen_rules_cache_new(size_t max_bytes);
+void gen_rules_cache_free(struct gen_rules_cache *c); /* NULL ok; held gen_rules stay valid */
+/* gen_rules_build through cache C. MODEL or SPACE not NULL, or C NULL: a plain build. */
+int gen_rules_cache_get(struct gen_rules_cache *c, const struct topo_model *model,
+			const struct topo_space *space, const struct gen_levels *l,
+			uint64_t seed, struct gen_rules **out, struct scn_error *err);
+struct gen_rules_cache_stats {
+	unsigned long gets;       /* gen_rules_cache_get calls through the cache */
+	unsigned long part_hits;  /* parts found (flow tables and hosts) */
+	unsigned long part_builds; /* parts built */
+	unsigned long evictions;
+	size_t bytes, max_bytes;  /* held now, limit */
+};
+void gen_rules_cache_stats(struct gen_rules_cache *c, struct gen_rules_cache_stats *out);
 
 /* The traffic spec of levels L. */
 void gen_traffic_from_levels(const struct gen_levels *l, struct gen_traffic *t);

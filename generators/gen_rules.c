@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gen_rules: build the two hosts' rule sets of a point (gen.h, gen_packet.h) and their flow
- * table (gen_flows.h).
+ * gen_rules: build the parts of a point's rule sets (gen.h, gen_packet.h): the flow table and
+ * each host's rule set (gen_flows.h); gen_parts.c assembles them into a struct gen_rules.
  *
  * Layout: k = subnets, n containers per subnet per host with k * n^2 >= flows. Flow f lives in
  * subnet f % k as that subnet's (f / k)-th flow; each subnet's flows are distinct (client
@@ -22,8 +22,10 @@
  * the flows; the j-th flow of subnet s uses remote VTEP index j % C_s. The count is reported
  * in gen_rules.encap_contexts (0 when the client's encap is not offloaded).
  *
- * Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2); inserting the
- * rules into the topology rule sets is most of the time.
+ * Host h's rule set is a function of the flow table (flows, subnets, encap contexts, seed)
+ * and masks[h] only: what lets the cache (gen_rules_cache.c) reuse one host while the other
+ * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2);
+ * inserting the rules into the topology rule sets (reserved up front) is most of the time.
  */
 #include <assert.h>
 #include <errno.h>
@@ -91,11 +93,10 @@ static uint64_t stream_seed(uint64_t seed, uint32_t what)
 	return gen_hash64(&what, sizeof(what), seed);
 }
 
-/* Pick each subnet's container pairs and encap contexts. Returns contexts in use. */
-static int pick_flows(struct gen_rules_priv *p, const struct gen_levels *l, uint64_t seed,
-		      uint32_t *contexts)
+/* Pick each subnet's container pairs and encap contexts into the flow table P of L. */
+static int pick_flows(struct gen_part *p, const struct gen_levels *l, uint64_t seed)
 {
-	uint32_t k = p->pub.subnets, F = p->pub.flows, n = p->per_subnet;
+	uint32_t k = p->subnets, F = p->flows, n = p->per_subnet;
 	uint32_t n2 = n * n, C = l->encap_contexts ? l->encap_contexts : F;
 	uint32_t *idx = malloc(sizeof(*idx) * (n2 ? n2 : 1));
 	struct gen_rng rng;
@@ -124,7 +125,33 @@ static int pick_flows(struct gen_rules_priv *p, const struct gen_levels *l, uint
 		}
 	}
 	free(idx);
-	*contexts = C;
+	p->contexts = C;
+	return 0;
+}
+
+int gen_part_flows(const struct gen_levels *l, uint64_t seed, struct gen_part **out,
+		   struct scn_error *err)
+{
+	struct gen_part *p = calloc(1, sizeof(*p));
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (p) {
+		atomic_init(&p->refs, 1);
+		p->flows = l->flows;
+		p->subnets = l->subnets;
+		p->per_subnet = isqrt_ceil((l->flows + l->subnets - 1) / l->subnets);
+		if (p->per_subnet == 0)
+			p->per_subnet = 1;
+		p->flow = calloc(l->flows ? l->flows : 1, sizeof(*p->flow));
+		p->bytes = sizeof(*p) + sizeof(*p->flow) * (l->flows ? l->flows : 1);
+		rc = p->flow ? pick_flows(p, l, seed) : -ENOMEM;
+	}
+	if (rc) {
+		gen_part_unref(p);
+		return scn_error_set(err, SCN_ERR_INTERNAL, rc, "out of memory");
+	}
+	*out = p;
 	return 0;
 }
 
@@ -247,78 +274,71 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 	return rc;
 }
 
-static int build_host(struct gen_rules_priv *p, const struct gen_levels *l,
-		      const struct gen_placement *pl, enum gen_host h, uint64_t seed,
-		      uint32_t *perm[GEN_DIRS], struct scn_error *err)
+/* Rules of host H's two sides (placement rules of a model come on top: few). */
+static size_t host_rules(const struct gen_levels *l, enum gen_host h)
 {
-	struct topo_ruleset *rs = topo_ruleset_new();
+	size_t n = 0;
+
+	for (int d = 0; d < GEN_DIRS; d++)
+		n += l->masks[h][d] ? l->flows : 0;
+	return n;
+}
+
+/* The view of flow table FLOWS that the rule helpers (and gen_flow_packet) read. */
+static void flows_view(const struct gen_part *flows, struct gen_rules_priv *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->pub.flows = flows->flows;
+	v->pub.subnets = flows->subnets;
+	v->per_subnet = flows->per_subnet;
+	v->flow = flows->flow;
+}
+
+static int fill_host(struct gen_rules_priv *v, struct topo_ruleset *rs,
+		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
+		     uint64_t seed)
+{
+	uint32_t *perm = malloc(sizeof(*perm) * 2 * (l->flows ? l->flows : 1));
+	uint32_t *perms[GEN_DIRS];
 	int rc;
 
-	if (!rs)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	p->pub.host[h] = rs;
-	rc = add_ports(rs, h, p->pub.subnets, p->per_subnet);
+	if (!perm)
+		return -ENOMEM;
+	perms[GEN_ENCAP] = perm;
+	perms[GEN_DECAP] = perm + l->flows;
+	rc = topo_ruleset_reserve(rs, host_rules(l, h));
 	if (rc == 0)
-		rc = gen_placement_apply(pl, rs, p->pub.subnets, p->per_subnet);
+		rc = add_ports(rs, h, v->pub.subnets, v->per_subnet);
 	if (rc == 0)
-		rc = add_sides(p, rs, pl, l, h, seed, perm);
-	if (rc < 0)
+		rc = gen_placement_apply(pl, rs, v->pub.subnets, v->per_subnet);
+	if (rc == 0)
+		rc = add_sides(v, rs, pl, l, h, seed, perms);
+	free(perm);
+	return rc;
+}
+
+int gen_part_host(const struct gen_part *flows, const struct gen_placement *pl,
+		  const struct gen_levels *l, enum gen_host h, uint64_t seed,
+		  struct gen_part **out, struct scn_error *err)
+{
+	struct gen_part *p = calloc(1, sizeof(*p));
+	struct gen_rules_priv v;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	flows_view(flows, &v);
+	if (p) {
+		atomic_init(&p->refs, 1);
+		p->rs = topo_ruleset_new();
+		rc = p->rs ? fill_host(&v, p->rs, pl, l, h, seed) : -ENOMEM;
+		p->bytes = sizeof(*p) + topo_ruleset_bytes(p->rs);
+	}
+	if (rc < 0) {
+		gen_part_unref(p);
 		return scn_error_set(err, SCN_ERR_INTERNAL, rc,
 				     "building the %s rule set failed (%s)",
 				     h == GEN_CLIENT ? "client" : "server", strerror(-rc));
-	return 0;
-}
-
-void gen_rules_free(struct gen_rules *r)
-{
-	if (!r)
-		return;
-	for (int h = 0; h < GEN_HOSTS; h++)
-		topo_ruleset_free(r->host[h]);
-	free(gen_priv(r)->flow);
-	free(gen_priv(r));
-}
-
-int gen_rules_build(const struct topo_model *model, const struct topo_space *space,
-		    const struct gen_levels *l, uint64_t seed, struct gen_rules **out,
-		    struct scn_error *err)
-{
-	struct gen_placement pl;
-	struct gen_rules_priv *p;
-	uint32_t *perm = NULL, *perms[GEN_DIRS], contexts = 0;
-	int rc;
-
-	if (!l || !out)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "gen_rules_build: NULL");
-	*out = NULL;
-	rc = gen_levels_check(l, err);
-	if (rc == 0)
-		rc = gen_placement_plan(model, space, &pl, err);
-	if (rc)
-		return rc;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	p->pub.flows = l->flows;
-	p->pub.subnets = l->subnets;
-	p->per_subnet = isqrt_ceil((l->flows + l->subnets - 1) / l->subnets);
-	if (p->per_subnet == 0)
-		p->per_subnet = 1;
-	p->flow = calloc(l->flows ? l->flows : 1, sizeof(*p->flow));
-	perm = malloc(sizeof(*perm) * 2 * (l->flows ? l->flows : 1));
-	perms[GEN_ENCAP] = perm;
-	perms[GEN_DECAP] = perm ? perm + l->flows : NULL;
-	rc = p->flow && perm ? pick_flows(p, l, seed, &contexts) : -ENOMEM;
-	if (rc)
-		scn_error_set(err, SCN_ERR_INTERNAL, rc, "out of memory");
-	for (int h = 0; rc == 0 && h < GEN_HOSTS; h++)
-		rc = build_host(p, l, &pl, (enum gen_host)h, seed, perms, err);
-	free(perm);
-	if (rc) {
-		gen_rules_free(&p->pub);
-		return rc;
 	}
-	p->pub.encap_contexts = l->flows && l->masks[GEN_CLIENT][GEN_ENCAP] ? contexts : 0;
-	*out = &p->pub;
+	*out = p;
 	return 0;
 }

@@ -17,12 +17,12 @@
 
 #include "optimiser/opt_priv.h"
 
-/* Do A and B (of different masks) overlap, i.e. does some packet match both? Values are
- * already masked, so they must agree on the fields both masks match. */
+/* Do A and B (of different masks) overlap, i.e. does some packet match both? Their values
+ * must agree on the bits both masks match. */
 static bool overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->v[f] ^ b->v[f]) & a->mask->w[f] & b->mask->w[f])
+		if ((a->flow[f] ^ b->flow[f]) & a->mask->w[f] & b->mask->w[f])
 			return false;
 	return true;
 }
@@ -123,6 +123,10 @@ void opt_refresh_precedence(struct opt_table *t)
 		opt_update_flags(t);
 }
 
+/* Does a rule preferred over R match R's microflow? Only R's own mask (rules with R's key) and
+ * masks that must precede R's can hold one: a rule of another mask that matches R's flow
+ * overlaps R, and if it is preferred the pair is counted in pairs[] (kept exact), so masks
+ * without that precedence edge are skipped without a lookup. */
 bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
 {
 	uint64_t k[OPT_F_COUNT];
@@ -131,6 +135,8 @@ bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
 		const struct omask *m = t->order[i];
 		const struct orule *s;
 
+		if (m != r->mask && !opt_prec(t, m->slot, r->mask->slot))
+			continue;
 		for (int f = 0; f < OPT_F_COUNT; f++)
 			k[f] = r->flow[f] & m->w[f];
 		s = opt_key_lookup(t, m, k);
@@ -198,7 +204,7 @@ void opt_table_stats(const struct opt_table *t, struct opt_table_stats *s)
 		s->flagged_masks += m->flagged;
 		b += sizeof(*m) + (uint64_t)m->cap_rules * sizeof(void *);
 		b += (uint64_t)m->n_rules * (sizeof(struct orule) +
-					     t->cfg.window_s * sizeof(uint32_t));
+					     t->ring_len * sizeof(uint32_t));
 	}
 	s->masks = t->n_masks;
 	s->hyper_entries = t->hyper_n;
@@ -241,7 +247,7 @@ int opt_table_get_rule(const struct opt_table *t, uint32_t id, struct opt_rule *
 		memset(out, 0, sizeof(*out));
 		out->id = r->id;
 		out->mask = r->mask->shape;
-		memcpy(out->v, r->v, sizeof(out->v));
+		opt_rule_v(r, out->v);
 		out->priority = r->priority;
 		out->action = r->action;
 	}

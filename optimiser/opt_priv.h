@@ -9,6 +9,7 @@
 #include "optimiser/scalacn-opt.h"
 
 #define OPT_HIDDEN __attribute__((visibility("hidden")))
+#define OPT_RING_MAX 16      /* most buckets in a rule's hit window */
 #define OPT_HYPER_PRIO 1
 #define OPT_PRIO_FIRST 64    /* first cascading prio on a fresh table */
 #define OPT_PRIO_GAP 64      /* gap left between appended / renumbered masks */
@@ -19,29 +20,36 @@
 struct omask;
 
 /*
- * A rule as stored. Invariants: v[f] == v[f] & mask->w[f]; win_sum == sum of ring[];
- * ring[s % window] holds the hits of second s for s in (last_sec - window, last_sec];
+ * A rule as stored. Invariants: win_sum == sum of ring[];
+ * ring[b % ring_len] holds the hits of the seconds of bucket b (second s is in bucket
+ * s / bucket_s) for the ring_len buckets up to last_sec's;
  * in_hyper implies flow_single and FLOW matches the rule; vec_idx indexes mask->rules;
  * every live rule is in by_id and by_key exactly once, and in by_anchor exactly once iff
  * its mask is anchored.
  */
 struct orule {
-	uint32_t id, priority, action;
-	uint32_t vec_idx;      /* position in mask->rules */
-	struct omask *mask;
-	uint64_t v[OPT_F_COUNT];
-	uint64_t flow[OPT_F_COUNT]; /* the microflow seen (the hyper key); == v for full masks */
-	bool flow_seen, flow_single; /* single: every packet recorded had header FLOW */
+	/* first 24 bytes: what the tick's pass over every rule reads (one line, mostly) */
+	uint32_t id;
+	bool in_hyper, flow_single; /* single: every packet recorded had header FLOW */
+	bool flow_seen, hyper_dead;
+	uint64_t last_sec;      /* second of the newest ring bucket */
+	uint64_t win_sum;
+	/* up to 64 bytes: what every record reads besides */
 	struct orule *id_next;  /* chain in the id hash */
+	struct omask *mask;
+	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
+	uint32_t priority, action;
+	uint32_t vec_idx;       /* position in mask->rules */
+	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD; 0 between ticks */
+	/* the rest */
 	struct orule *key_next; /* chain in the (mask, key) hash */
 	struct orule *hy_next;  /* chain in the hyper hash */
 	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
-	uint64_t win_sum;
-	uint64_t last_sec;      /* second of the newest ring bucket */
-	uint64_t last_hit;      /* second of the latest non-zero hit (LRU, idle) */
-	bool in_hyper, hyper_dead;
-	uint8_t plan_mark;      /* scratch for tick: PLAN_EVICT / PLAN_ADD */
-	uint32_t ring[];        /* window_s buckets */
+	/* The rule's header: its values on the mask's bits (v = flow & mask->w, opt_rule_v) and,
+	 * once seen, the microflow's on the rest (the hyper key); one array for both, since
+	 * every flow recorded matches the rule. */
+	uint64_t flow[OPT_F_COUNT];
+	uint32_t ring[];        /* t->ring_len buckets of t->bucket_s seconds */
 };
 
 /*
@@ -86,6 +94,10 @@ struct ohash {
 struct opt_table {
 	struct opt_config cfg;
 	uint64_t cfg_seed;
+	/* The hit window: ring_len buckets of bucket_s seconds (OPT_RING_MAX at most), covering
+	 * window_s seconds: per second for windows up to 16 s, else coarser (60 s: 15 of 4 s),
+	 * so a rule's window costs at most 64 bytes whatever window_s is. */
+	uint32_t bucket_s, ring_len;
 	uint32_t slot_cap;      /* by_slot entries; prec is slot_cap x slot_cap */
 	struct ohash by_id, by_key, hyper, by_anchor;
 	uint64_t anchor[OPT_F_COUNT];
@@ -123,6 +135,22 @@ static inline bool opt_prec(const struct opt_table *t, uint32_t a, uint32_t b)
 	return t->pairs[(size_t)a * t->slot_cap + b] != 0;
 }
 
+/* Rule R's values (its header on its mask's bits) into V. */
+static inline void opt_rule_v(const struct orule *r, uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		v[f] = r->flow[f] & r->mask->w[f];
+}
+
+/* Does rule S match header H? */
+static inline bool opt_matches(const struct orule *s, const uint64_t *h)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if (((h[f] ^ s->flow[f]) & s->mask->w[f]) != 0)
+			return false;
+	return true;
+}
+
 /* opt_table.c */
 OPT_HIDDEN int opt_hash_insert(struct opt_table *t, struct orule *r, enum hkind k);
 OPT_HIDDEN void opt_hash_remove(struct opt_table *t, struct orule *r, enum hkind k);
@@ -134,6 +162,8 @@ OPT_HIDDEN struct orule *opt_key_lookup(const struct opt_table *t, const struct 
 OPT_HIDDEN struct orule *opt_hyper_lookup(const struct opt_table *t, const uint64_t *v);
 OPT_HIDDEN void opt_mask_words(const struct opt_mask *m, uint64_t w[OPT_F_COUNT]);
 OPT_HIDDEN struct orule *opt_find_rule(const struct opt_table *t, uint32_t id);
+/* The by_id bucket of ID (by_id.n_buckets must be > 0). */
+OPT_HIDDEN struct orule *const *opt_id_bucket(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN struct omask *opt_find_mask(const struct opt_table *t, uint32_t id);
 OPT_HIDDEN bool opt_rule_less(const struct orule *a, const struct orule *b);
 OPT_HIDDEN void opt_refresh_precedence(struct opt_table *t);
@@ -148,6 +178,13 @@ OPT_HIDDEN void opt_remove_mask(struct opt_table *t, struct omask *m);
 OPT_HIDDEN void opt_update_flags(struct opt_table *t);
 OPT_HIDDEN void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now);
 
+/* A hyper candidate as the tick's selection compares it (no pointer chasing while sifting). */
+struct opt_cand {
+	uint64_t hits;
+	uint32_t id;
+	struct orule *r;
+};
+
 /* A tick in progress (opt_tick.c, opt_order.c; helpers in opt_planner.c). */
 struct planner {
 	struct opt_table *t;
@@ -156,6 +193,8 @@ struct planner {
 	uint32_t *ids;        /* scratch rule ids */
 	bool compact;         /* re-spreading every prio: emitted whole, beyond the budget */
 	size_t n_ids, cap_ids;
+	struct opt_cand *cand; /* hyper candidates, a max-heap by hits (opt_tick.c) */
+	size_t n_cand;
 };
 
 /* opt_planner.c */

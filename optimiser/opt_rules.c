@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Rule and mask bookkeeping of the optimiser table: add/delete rules, create and remove
- * masks, the per-rule hit window (a ring of per-second buckets), hyper copies and the
- * introspection calls. Assumes the caller's time is seconds on a monotonic clock.
+ * masks, hyper copies and the introspection calls (the hit window: opt_record.c). Assumes the caller's time is seconds on a monotonic clock.
  */
 #include <assert.h>
 #include <errno.h>
@@ -175,21 +174,13 @@ static bool rule_valid(const struct opt_rule *r)
 	return true;
 }
 
-/* Does rule S match header H? */
-static bool matches(const struct orule *s, const uint64_t *h)
-{
-	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((h[f] & s->mask->w[f]) != s->v[f])
-			return false;
-	return true;
-}
 
 /* A new rule S kills hyper copies it is preferred over and overlaps. */
 static void hyper_check_new(struct opt_table *t, const struct orule *s)
 {
 	for (size_t b = 0; t->hyper_n && b < t->hyper.n_buckets; b++)
 		for (struct orule *r = t->hyper.b[b]; r; r = r->hy_next)
-			if (r != s && opt_rule_less(s, r) && matches(s, r->flow))
+			if (r != s && opt_rule_less(s, r) && opt_matches(s, r->flow))
 				r->hyper_dead = true;
 }
 
@@ -251,7 +242,7 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 	rc = mask_get(t, &in->mask, now, &m);
 	if (rc < 0)
 		return rc;
-	r = calloc(1, sizeof(*r) + (size_t)t->cfg.window_s * sizeof(uint32_t));
+	r = calloc(1, sizeof(*r) + (size_t)t->ring_len * sizeof(uint32_t));
 	if (!r)
 		return -ENOMEM;
 	r->id = in->id;
@@ -259,11 +250,9 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 	r->action = in->action;
 	r->mask = m;
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		r->v[f] = in->v[f] & m->w[f];
-	if (m->full) {
-		memcpy(r->flow, r->v, sizeof(r->flow));
+		r->flow[f] = in->v[f] & m->w[f];
+	if (m->full)
 		r->flow_seen = r->flow_single = true;
-	}
 	r->last_sec = now;
 	rc = insert_rule(t, m, r);
 	if (rc < 0) {
@@ -333,79 +322,3 @@ int opt_table_del_rule(struct opt_table *t, uint32_t id)
 	return 0;
 }
 
-void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now)
-{
-	uint32_t w = t->cfg.window_s;
-
-	if (now <= r->last_sec)
-		return;
-	if (now - r->last_sec >= w) {
-		memset(r->ring, 0, w * sizeof(r->ring[0]));
-		r->win_sum = 0;
-	} else {
-		for (uint64_t s = r->last_sec + 1; s <= now; s++) {
-			r->win_sum -= r->ring[s % w];
-			r->ring[s % w] = 0;
-		}
-	}
-	r->last_sec = now;
-}
-
-int opt_table_record_hits(struct opt_table *t, uint32_t id, uint64_t packets, uint64_t now)
-{
-	struct orule *r = t ? opt_find_rule(t, id) : NULL;
-	uint32_t *b;
-	uint64_t add;
-
-	if (!r)
-		return -ENOENT;
-	if (now < t->now)
-		now = t->now;
-	t->now = now;
-	opt_rule_advance(t, r, now);
-	if (packets == 0)
-		return 0;
-	b = &r->ring[r->last_sec % t->cfg.window_s];
-	add = packets > (uint64_t)(UINT32_MAX - *b) ? UINT32_MAX - *b : packets;
-	*b += (uint32_t)add;
-	r->win_sum += add;
-	r->last_hit = now;
-	r->mask->last_hit = now;
-	return 0;
-}
-
-int opt_table_record_flow(struct opt_table *t, uint32_t id, const struct opt_pkt *pkt,
-			  uint64_t packets, uint64_t now)
-{
-	struct orule *r = t ? opt_find_rule(t, id) : NULL;
-	bool fresh;
-
-	if (!r)
-		return -ENOENT;
-	if (!pkt || !matches(r, pkt->v))
-		return -EINVAL;
-	opt_rule_advance(t, r, now < t->now ? t->now : now);
-	fresh = !r->flow_seen || (r->win_sum == 0 && !r->in_hyper);
-	if (fresh) {
-		memcpy(r->flow, pkt->v, sizeof(r->flow));
-		r->flow_seen = r->flow_single = true;
-	} else if (packets && memcmp(r->flow, pkt->v, sizeof(r->flow)) != 0) {
-		r->flow_single = false; /* several microflows: a copy would miss some */
-		if (r->in_hyper)
-			r->hyper_dead = true;
-	}
-	return opt_table_record_hits(t, id, packets, now);
-}
-
-int opt_table_get_flow(const struct opt_table *t, uint32_t id, struct opt_pkt *out)
-{
-	const struct orule *r = t ? opt_find_rule(t, id) : NULL;
-
-	if (!r)
-		return -ENOENT;
-	if (!r->flow_single)
-		return -ENODATA;
-	if (out)
-		memcpy(out->v, r->flow, sizeof(out->v));
-	return 0;
-}

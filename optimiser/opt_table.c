@@ -96,13 +96,16 @@ static uint64_t anchor_hash(const struct opt_table *t, const uint64_t *v)
 
 static uint64_t rule_hash(const struct opt_table *t, const struct orule *r, enum hkind k)
 {
+	uint64_t v[OPT_F_COUNT];
+
 	if (k == H_ID)
 		return mix(t->cfg_seed ^ r->id);
+	if (k == H_HYPER)
+		return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
+	opt_rule_v(r, v);
 	if (k == H_KEY)
-		return hash_words(t->cfg_seed, r->mask->id, r->v);
-	if (k == H_ANCHOR)
-		return anchor_hash(t, r->v);
-	return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
+		return hash_words(t->cfg_seed, r->mask->id, v);
+	return anchor_hash(t, v);
 }
 
 static struct ohash *hash_of(struct opt_table *t, enum hkind k)
@@ -218,7 +221,15 @@ void opt_hash_rebuild(struct opt_table *t, enum hkind k)
 /* The by_anchor bucket of R (the table must have buckets). */
 size_t opt_anchor_bucket(const struct opt_table *t, const struct orule *r)
 {
-	return anchor_hash(t, r->v) & (t->by_anchor.n_buckets - 1);
+	uint64_t v[OPT_F_COUNT];
+
+	opt_rule_v(r, v);
+	return anchor_hash(t, v) & (t->by_anchor.n_buckets - 1);
+}
+
+struct orule *const *opt_id_bucket(const struct opt_table *t, uint32_t id)
+{
+	return &t->by_id.b[mix(t->cfg_seed ^ id) & (t->by_id.n_buckets - 1)];
 }
 
 struct orule *opt_find_rule(const struct opt_table *t, uint32_t id)
@@ -227,7 +238,7 @@ struct orule *opt_find_rule(const struct opt_table *t, uint32_t id)
 
 	if (!t->by_id.n_buckets)
 		return NULL;
-	r = t->by_id.b[mix(t->cfg_seed ^ id) & (t->by_id.n_buckets - 1)];
+	r = *opt_id_bucket(t, id);
 	for (; r; r = r->id_next)
 		if (r->id == id)
 			return r;
@@ -248,6 +259,15 @@ bool opt_rule_less(const struct orule *a, const struct orule *b)
 }
 
 /* The preferred rule of mask M whose key equals K (already masked), or NULL. */
+/* Are R's values K (K already cut to R's mask)? */
+static bool same_values(const struct orule *r, const uint64_t *k)
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if ((r->flow[f] & r->mask->w[f]) != k[f])
+			return false;
+	return true;
+}
+
 struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
 			     const uint64_t *k)
 {
@@ -257,7 +277,7 @@ struct orule *opt_key_lookup(const struct opt_table *t, const struct omask *m,
 		return NULL;
 	r = t->by_key.b[hash_words(t->cfg_seed, m->id, k) & (t->by_key.n_buckets - 1)];
 	for (; r; r = r->key_next)
-		if (r->mask == m && memcmp(r->v, k, sizeof(r->v)) == 0 &&
+		if (r->mask == m && same_values(r, k) &&
 		    (!best || opt_rule_less(r, best)))
 			best = r;
 	return best;
@@ -330,6 +350,8 @@ int opt_table_new(const struct opt_config *cfg, struct opt_table **out)
 		return -EINVAL;
 	}
 	t->cfg_seed = t->cfg.hash_seed;
+	t->bucket_s = (t->cfg.window_s + OPT_RING_MAX - 1) / OPT_RING_MAX;
+	t->ring_len = (t->cfg.window_s + t->bucket_s - 1) / t->bucket_s;
 	memset(t->anchor, 0xff, sizeof(t->anchor));
 	*out = t;
 	return 0;

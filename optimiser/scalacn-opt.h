@@ -220,7 +220,11 @@ struct opt_config {
 	double degradation_threshold; /* plan when predicted degradation > this (0.05) */
 	uint32_t hyper_capacity;      /* hyper mask entries (1024) */
 	uint64_t admission_hits;      /* window hits a rule needs to enter the hyper mask (64) */
-	uint32_t window_s;            /* sliding hit window in seconds (60; 1..3600) */
+	uint32_t window_s;            /* sliding hit window in seconds (60; 1..3600), counted in
+				       * at most 16 buckets: per second up to 16 s, else of
+				       * ceil(window_s / 16) s (60: 15 of 4 s), so the window
+				       * slides by whole buckets and holds the last window_s
+				       * seconds less at most one bucket's worth */
 	uint32_t idle_mask_s;         /* remove a cascading mask after this long without hits (600) */
 	uint32_t update_budget;       /* rule updates per second (2000); a token bucket */
 	uint32_t max_masks;           /* distinct cascading masks accepted (1024; <= 4096) */
@@ -269,6 +273,20 @@ OPT_API int opt_table_record_hits(struct opt_table *t, uint32_t id, uint64_t pac
 OPT_API int opt_table_record_flow(struct opt_table *t, uint32_t id, const struct opt_pkt *pkt,
 				  uint64_t packets, uint64_t now);
 OPT_API int opt_table_get_flow(const struct opt_table *t, uint32_t id, struct opt_pkt *out);
+/* One rule's counters in a poll: PACKETS hits of rule ID, carried by microflow PKT (NULL when
+ * the agent does not know it: then as opt_table_record_hits). */
+struct opt_count {
+	uint32_t id;
+	uint64_t packets;
+	const struct opt_pkt *pkt;
+};
+/* Record a whole poll of counters (tc -s filter show, mlx5 flow counters) read at second
+ * NOW: the same as opt_table_record_flow (or _hits) for C[0..N) in order, one call and one
+ * time for all, and faster on large tables (later rules are fetched into the CPU cache while
+ * earlier ones are counted). Returns how many counters were refused (unknown id, or a header
+ * that does not match its rule: those change nothing), or -EINVAL. */
+OPT_API long opt_table_record_batch(struct opt_table *t, const struct opt_count *c, size_t n,
+				    uint64_t now);
 /* Look PKT up in the current layout: hyper mask first (when not empty), then the cascade in
  * order, priorities respected (see the essay above). *RULE_ID = the matched rule, *PROBES =
  * masks probed (either may be NULL). -ENOENT no rule matches (*PROBES still set).

@@ -303,7 +303,8 @@ static void test_optimiser_classify_matches_reference(void **state)
 static bool rules_overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->v[f] & b->mask->w[f]) != (b->v[f] & a->mask->w[f]))
+		if ((a->flow[f] & a->mask->w[f] & b->mask->w[f]) !=
+		    (b->flow[f] & b->mask->w[f] & a->mask->w[f]))
 			return false;
 	return true;
 }

@@ -179,6 +179,11 @@ int topo_ruleset_add_table(struct topo_ruleset *rs);
  * or a negative errno (-EINVAL for a table that does not exist). */
 int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct topo_match *m,
 			  uint32_t priority, const struct topo_action_list *actions, uint32_t flow);
+/* Make room for N_RULES rules in all (no reallocation until then): a builder that
+ * knows its rule count calls it first. 0, -EINVAL or -ENOMEM. */
+int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
+/* Bytes of memory the rule set holds (its arrays and indexes, allocated capacity). */
+size_t topo_ruleset_bytes(const struct topo_ruleset *rs);
 /* Remove rule I (indices above it shift down; empty groups stay, as mlx5 matchers do). */
 int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i);
 

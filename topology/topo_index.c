@@ -4,6 +4,12 @@
  * mask, so a packet hits a rule of the group iff the packet's header values, cut to the
  * mask's bits, equal the rule's (normalised) values: one hash probe per group instead of a
  * scan. Keys use the group's creation number, which never changes when groups are inserted.
+ *
+ * The index is built on the first lookup, not while rules are added: building a rule set
+ * (what a campaign does per point) then costs no hashing, and only rule sets that are
+ * classified or checked pay for it, once. It is published with an atomic compare-and-swap,
+ * so threads that look up in the same finished (shared, read-only) rule set at once build at
+ * most one index each and all use the one that won. Changing the rule set drops it.
  */
 #include "topology/topo.h"
 #include "topology/topo_internal.h"
@@ -16,6 +22,15 @@
 
 #define EMPTY UINT32_MAX
 
+/* Open addressing over (group_seq, values under the group's mask); rule[i] == EMPTY marks an
+ * empty slot. Holds every rule of the rule set it was built for; cap is a power of two
+ * >= 2 * n_rules + 2. */
+struct topo_index {
+	uint64_t *key;
+	uint32_t *rule;
+	size_t cap;
+};
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -25,6 +40,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
+/* Key of header values V under group G's mask (V cut to the mask's bits). */
 static uint64_t key_of(const struct topo_ruleset *rs, size_t g, const uint64_t v[TOPO_F_COUNT])
 {
 	const struct topo_mask *m = &rs->groups[g].mask;
@@ -36,83 +52,98 @@ static uint64_t key_of(const struct topo_ruleset *rs, size_t g, const uint64_t v
 	return h;
 }
 
-static void put(struct topo_ruleset *rs, uint64_t key, uint32_t rule)
+static void index_free(struct topo_index *ix)
 {
-	size_t i = (size_t)key & (rs->ix_cap - 1);
-
-	assert(rs->ix_cap && !(rs->ix_cap & (rs->ix_cap - 1)));
-	while (rs->ix_rule[i] != EMPTY)
-		i = (i + 1) & (rs->ix_cap - 1);
-	rs->ix_key[i] = key;
-	rs->ix_rule[i] = rule;
+	if (!ix)
+		return;
+	free(ix->key);
+	free(ix->rule);
+	free(ix);
 }
 
-/* Resize to CAP slots and insert rules [0, upto). */
-static int resize(struct topo_ruleset *rs, size_t cap, size_t upto)
+static struct topo_index *index_build(const struct topo_ruleset *rs)
 {
-	uint64_t *k = malloc(cap * sizeof(*k));
-	uint32_t *r = malloc(cap * sizeof(*r));
-
-	if (!k || !r) {
-		free(k);
-		free(r);
-		return -ENOMEM;
-	}
-	memset(r, 0xff, cap * sizeof(*r));
-	free(rs->ix_key);
-	free(rs->ix_rule);
-	rs->ix_key = k;
-	rs->ix_rule = r;
-	rs->ix_cap = cap;
-	for (size_t i = 0; i < upto; i++)
-		put(rs, key_of(rs, rs->rules[i].group, rs->rules[i].match.value), (uint32_t)i);
-	return 0;
-}
-
-int topo__index_rebuild(struct topo_ruleset *rs)
-{
+	struct topo_index *ix = calloc(1, sizeof(*ix));
 	size_t cap = 64;
 
 	while (cap < 2 * rs->n_rules + 2)
 		cap *= 2;
-	return resize(rs, cap, rs->n_rules);
+	if (ix) {
+		ix->key = malloc(cap * sizeof(*ix->key));
+		ix->rule = malloc(cap * sizeof(*ix->rule));
+		ix->cap = cap;
+	}
+	if (!ix || !ix->key || !ix->rule) {
+		index_free(ix);
+		return NULL;
+	}
+	memset(ix->rule, 0xff, cap * sizeof(*ix->rule));
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		/* a rule's values are normalised: key_of cuts nothing more */
+		uint64_t key = key_of(rs, rs->rules[i].group, rs->rules[i].match.value);
+		size_t k = (size_t)key & (cap - 1);
+
+		while (ix->rule[k] != EMPTY)
+			k = (k + 1) & (cap - 1);
+		ix->key[k] = key;
+		ix->rule[k] = (uint32_t)i;
+	}
+	return ix;
 }
 
-int topo__index_add(struct topo_ruleset *rs, size_t rule)
+/* The index of RS, built now if there is none (NULL when out of memory). */
+static const struct topo_index *index_get(const struct topo_ruleset *rs)
 {
-	if (rs->ix_cap < 2 * (rule + 1) + 2) {
-		size_t cap = rs->ix_cap ? rs->ix_cap : 64;
+	struct topo_ruleset *w = (struct topo_ruleset *)rs; /* the index slot only */
+	struct topo_index *ix = atomic_load_explicit(&w->ix, memory_order_acquire), *none = NULL;
 
-		while (cap < 2 * (rule + 1) + 2)
-			cap *= 2;
-		return resize(rs, cap, rule + 1);
+	if (ix)
+		return ix;
+	ix = index_build(rs);
+	if (ix && !atomic_compare_exchange_strong_explicit(&w->ix, &none, ix,
+							   memory_order_acq_rel,
+							   memory_order_acquire)) {
+		index_free(ix); /* another thread published one first */
+		ix = none;
 	}
-	put(rs, key_of(rs, rs->rules[rule].group, rs->rules[rule].match.value), (uint32_t)rule);
-	return 0;
+	return ix;
+}
+
+void topo__index_drop(struct topo_ruleset *rs)
+{
+	index_free(atomic_exchange_explicit(&rs->ix, NULL, memory_order_acq_rel));
+}
+
+size_t topo__index_bytes(const struct topo_ruleset *rs)
+{
+	const struct topo_index *ix = atomic_load_explicit(&rs->ix, memory_order_acquire);
+
+	return ix ? sizeof(*ix) + ix->cap * (sizeof(*ix->key) + sizeof(*ix->rule)) : 0;
 }
 
 long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pkt[TOPO_F_COUNT])
 {
+	const struct topo_index *ix = index_get(rs);
 	uint64_t key;
 	long best = -1;
 
-	if (!rs->ix_cap) { /* no index (allocation failed): scan */
+	if (!ix) { /* no index (allocation failed): scan */
 		for (size_t i = 0; i < rs->n_rules; i++)
 			if (rs->rules[i].group == g && topo_match_hits(&rs->rules[i].match, pkt))
 				return (long)i;
 		return -1;
 	}
 	key = key_of(rs, g, pkt);
-	for (size_t i = (size_t)key & (rs->ix_cap - 1); rs->ix_rule[i] != EMPTY;
-	     i = (i + 1) & (rs->ix_cap - 1)) {
+	for (size_t i = (size_t)key & (ix->cap - 1); ix->rule[i] != EMPTY;
+	     i = (i + 1) & (ix->cap - 1)) {
 		const struct topo_rule *r;
 
-		if (rs->ix_key[i] != key)
+		if (ix->key[i] != key)
 			continue;
-		r = &rs->rules[rs->ix_rule[i]];
+		r = &rs->rules[ix->rule[i]];
 		if (r->group == g && topo_match_hits(&r->match, pkt) &&
-		    (best < 0 || (long)rs->ix_rule[i] < best))
-			best = (long)rs->ix_rule[i];
+		    (best < 0 || (long)ix->rule[i] < best))
+			best = (long)ix->rule[i];
 	}
 	return best;
 }

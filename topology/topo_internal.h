@@ -15,8 +15,26 @@
 
 /* Is M a well-formed mask (known fields only, prefix lengths per the struct invariant)? */
 bool topo__mask_valid(const struct topo_mask *m);
-/* Bit mask of the significant bits of field F under mask M (0 when F is not in M). */
-uint64_t topo__field_bits(const struct topo_mask *m, enum topo_field f);
+/* Fields that take a prefix length (topo_field_has_prefix as a bit set). */
+#define TOPO__PREFIX_FIELDS ((1u << TOPO_F_IP_SRC) | (1u << TOPO_F_IP_DST) | \
+			     (1u << TOPO_F_TUN_SRC) | (1u << TOPO_F_TUN_DST))
+
+/* Bit mask of the significant bits of field F under mask M (0 when F is not in M). Inline:
+ * rule insertion, normalisation and classification call it per field. */
+static inline uint64_t topo__field_bits(const struct topo_mask *m, enum topo_field f)
+{
+	static const uint8_t width[TOPO_F_COUNT] = { 32, 48, 48, 16, 32, 32, 8, 16, 16, 24,
+						     32, 32, 16 };
+	unsigned p;
+
+	if ((unsigned)f >= TOPO_F_COUNT || !(m->fields & (1u << f)))
+		return 0;
+	if (TOPO__PREFIX_FIELDS & (1u << f)) {
+		p = m->plen[f] > 32 ? 32 : m->plen[f];
+		return p ? (0xffffffffull << (32 - p)) & 0xffffffffull : 0;
+	}
+	return (1ull << width[f]) - 1;
+}
 
 /* Packet classes of an architecture model. */
 enum topo__class { TOPO__TX = 0, TOPO__RX = 1 };

@@ -19,9 +19,9 @@ bool topo__mask_valid(const struct topo_mask *m)
 	if (m->fields >> TOPO_F_COUNT)
 		return false;
 	for (unsigned f = 0; f < TOPO_F_COUNT; f++) {
-		bool in = topo_mask_has(m, (enum topo_field)f);
+		bool in = m->fields & (1u << f);
 
-		if (in && topo_field_has_prefix((enum topo_field)f)) {
+		if (in && (TOPO__PREFIX_FIELDS & (1u << f))) {
 			if (m->plen[f] < 1 || m->plen[f] > 32)
 				return false;
 		} else if (m->plen[f] != 0) {
@@ -29,20 +29,6 @@ bool topo__mask_valid(const struct topo_mask *m)
 		}
 	}
 	return true;
-}
-
-uint64_t topo__field_bits(const struct topo_mask *m, enum topo_field f)
-{
-	unsigned w = topo_field_width(f);
-
-	if (!topo_mask_has(m, f))
-		return 0;
-	if (topo_field_has_prefix(f)) {
-		unsigned p = m->plen[f] > 32 ? 32 : m->plen[f];
-
-		return p ? (0xffffffffull << (32 - p)) & 0xffffffffull : 0;
-	}
-	return w >= 64 ? ~0ull : (1ull << w) - 1;
 }
 
 bool topo_mask_has(const struct topo_mask *m, enum topo_field f)
@@ -179,8 +165,7 @@ const char *topo_mask_format(const struct topo_mask *m, char *buf, size_t len)
 void topo_match_normalise(struct topo_match *m)
 {
 	for (unsigned f = 0; f < TOPO_F_COUNT; f++) {
-		if (!topo_field_has_prefix((enum topo_field)f) ||
-		    !topo_mask_has(&m->mask, (enum topo_field)f))
+		if (!(TOPO__PREFIX_FIELDS & m->mask.fields & (1u << f)))
 			m->mask.plen[f] = 0;
 		m->value[f] &= topo__field_bits(&m->mask, (enum topo_field)f);
 	}

@@ -50,8 +50,7 @@ void topo_ruleset_free(struct topo_ruleset *rs)
 	free(rs->groups);
 	free(rs->group_seq);
 	free(rs->rules);
-	free(rs->ix_key);
-	free(rs->ix_rule);
+	topo__index_drop(rs);
 	free(rs->pix);
 	free(rs);
 }
@@ -125,7 +124,7 @@ struct topo_ruleset *topo_ruleset_clone(const struct topo_ruleset *rs)
 	c->groups = dup_array(rs->groups, rs->n_groups, sizeof(*rs->groups), &fail);
 	c->group_seq = dup_array(rs->group_seq, rs->n_groups, sizeof(*rs->group_seq), &fail);
 	c->rules = dup_array(rs->rules, rs->n_rules, sizeof(*rs->rules), &fail);
-	if (fail || topo__index_rebuild(c) < 0 || port_index_rebuild(c, c->n_ports) < 0) {
+	if (fail || port_index_rebuild(c, c->n_ports) < 0) {
 		topo_ruleset_free(c);
 		return NULL;
 	}
@@ -224,36 +223,74 @@ static bool actions_valid(const struct topo_ruleset *rs, const struct topo_actio
 	return true;
 }
 
+/* The group of the last rule added when it is (TABLE, M's mask, PRIORITY), else -1. Rules
+ * usually arrive group by group, and a mask equal byte for byte to a group's (which was
+ * checked when the group was made) needs no check of its own. */
+static long last_group(const struct topo_ruleset *rs, uint32_t table, const struct topo_mask *m,
+		       uint32_t priority)
+{
+	const struct topo_group *g;
+
+	if (!rs->n_rules)
+		return -1;
+	g = &rs->groups[rs->rules[rs->n_rules - 1].group];
+	if (g->table != table || g->priority != priority || g->mask.fields != m->fields ||
+	    memcmp(g->mask.plen, m->plen, sizeof(m->plen)))
+		return -1;
+	return (long)rs->rules[rs->n_rules - 1].group;
+}
+
 int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct topo_match *m,
 			  uint32_t priority, const struct topo_action_list *actions, uint32_t flow)
 {
-	struct topo_rule r;
-	int g;
+	struct topo_rule *r;
+	long g;
 
-	if (!rs || !m || !actions || table >= rs->n_tables || !topo__mask_valid(&m->mask) ||
-	    !actions_valid(rs, actions))
+	if (!rs || !m || !actions || table >= rs->n_tables || !actions_valid(rs, actions))
+		return -EINVAL;
+	g = last_group(rs, table, &m->mask, priority);
+	if (g < 0 && !topo__mask_valid(&m->mask))
 		return -EINVAL;
 	if (rs->n_rules >= (size_t)INT32_MAX)
 		return -ENOSPC;
 	if (grow((void **)&rs->rules, &rs->cap_rules, rs->n_rules + 1, sizeof(*rs->rules)))
 		return -ENOMEM;
-	g = find_or_add_group(rs, table, &m->mask, priority);
 	if (g < 0)
-		return g;
+		g = find_or_add_group(rs, table, &m->mask, priority);
+	if (g < 0)
+		return (int)g;
 	assert(rs->groups[g].table == table && rs->groups[g].priority == priority);
-	memset(&r, 0, sizeof(r));
-	r.table = table;
-	r.group = (uint32_t)g;
-	r.match = *m;
-	topo_match_normalise(&r.match);
-	r.priority = priority;
-	r.actions = *actions;
-	r.flow = flow;
-	rs->rules[rs->n_rules] = r;
-	if (topo__index_add(rs, rs->n_rules) < 0)
-		return -ENOMEM;
+	r = &rs->rules[rs->n_rules];
+	memset(r, 0, sizeof(*r));
+	r->table = table;
+	r->group = (uint32_t)g;
+	r->match = *m;
+	topo_match_normalise(&r->match);
+	r->priority = priority;
+	r->actions = *actions;
+	r->flow = flow;
+	topo__index_drop(rs);
 	rs->groups[g].n_rules++;
 	return (int)rs->n_rules++;
+}
+
+int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules)
+{
+	if (!rs)
+		return -EINVAL;
+	if (grow((void **)&rs->rules, &rs->cap_rules, n_rules, sizeof(*rs->rules)))
+		return -ENOMEM;
+	return 0;
+}
+
+size_t topo_ruleset_bytes(const struct topo_ruleset *rs)
+{
+	if (!rs)
+		return 0;
+	return sizeof(*rs) + rs->cap_ports * sizeof(*rs->ports) +
+	       rs->cap_groups * sizeof(*rs->groups) + rs->cap_seq * sizeof(*rs->group_seq) +
+	       rs->cap_rules * sizeof(*rs->rules) +
+	       topo__index_bytes(rs) + rs->pix_cap * sizeof(*rs->pix);
 }
 
 int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i)
@@ -264,14 +301,7 @@ int topo_ruleset_del_rule(struct topo_ruleset *rs, size_t i)
 	rs->groups[rs->rules[i].group].n_rules--;
 	memmove(&rs->rules[i], &rs->rules[i + 1], (rs->n_rules - i - 1) * sizeof(*rs->rules));
 	rs->n_rules--;
-	if (topo__index_rebuild(rs) < 0) {
-		/* lookups fall back to a scan (topo__index_find) */
-		free(rs->ix_key);
-		free(rs->ix_rule);
-		rs->ix_key = NULL;
-		rs->ix_rule = NULL;
-		rs->ix_cap = 0;
-	}
+	topo__index_drop(rs);
 	return 0;
 }
 

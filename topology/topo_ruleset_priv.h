@@ -6,6 +6,8 @@
 #ifndef TOPO_RULESET_PRIV_H
 #define TOPO_RULESET_PRIV_H
 
+#include <stdatomic.h>
+
 #include "topology/topo.h"
 
 /*
@@ -28,21 +30,19 @@ struct topo_ruleset {
 	uint64_t next_seq;
 	struct topo_rule *rules;
 	size_t n_rules, cap_rules;
-	/* Exact-match index: open addressing over (group_seq, values under the group's mask);
-	 * ix_rule[i] == UINT32_MAX marks an empty slot. Holds every rule; ix_cap is 0 or a power
-	 * of two >= 2 * n_rules. Rebuilt after a delete (indices shift). */
-	uint64_t *ix_key;
-	uint32_t *ix_rule;
-	size_t ix_cap;
+	/* Exact-match index (topo_index.c): NULL until the first lookup builds it; dropped by
+	 * any change of the rules. */
+	_Atomic(struct topo_index *) ix;
 	/* Port index: open addressing on the port id; pix[i] is a port index + 1, 0 = empty.
 	 * pix_cap is 0 or a power of two >= 2 * n_ports. */
 	uint32_t *pix;
 	size_t pix_cap;
 };
 
-/* Index maintenance (topo_index.c). Return 0 or -ENOMEM. */
-int topo__index_add(struct topo_ruleset *rs, size_t rule);
-int topo__index_rebuild(struct topo_ruleset *rs);
+/* Index maintenance (topo_index.c): drop it (after a change), its bytes (0 when none). */
+struct topo_index;
+void topo__index_drop(struct topo_ruleset *rs);
+size_t topo__index_bytes(const struct topo_ruleset *rs);
 /* Lowest-index rule of group G whose match the header values PKT hit, or -1. */
 long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pkt[TOPO_F_COUNT]);
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -280,6 +281,10 @@ int hx_campaign_run(const struct hx_run_opts *o)
 	e.outcome.analysis = &e.analysis;
 	scn_error_clear(&err);
 	hx_runner_init(&e.runner);
+	/* SCALACN_RULES_CACHE=off: every rule set built from scratch, the reference that
+	 * bench-campaign times the rule-set cache against (same results, more CPU). */
+	e.runner.no_rules_cache = getenv("SCALACN_RULES_CACHE") &&
+				  !strcmp(getenv("SCALACN_RULES_CACHE"), "off");
 	stop_requested = 0;
 	install_signals();
 	rc = open_all(&e, o, &err);

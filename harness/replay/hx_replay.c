@@ -121,7 +121,7 @@ static int64_t intern(struct hx_replay *r, uint64_t key, uint32_t trace_mask)
 		r->n_masks++;
 	}
 	r->flows[r->n_flows] = (struct rflow){ key, (uint32_t)r->mask_dense[trace_mask], 0, 0,
-					       false };
+					       false, false };
 	r->hslot[k] = r->n_flows + 1;
 	return r->n_flows++;
 }
@@ -149,6 +149,44 @@ static int opt_add(struct hx_replay *r, uint32_t idx, uint32_t now)
 	return rc;
 }
 
+/* Queue flow IDX's counter for the second's poll. */
+static int poll_push(struct hx_replay *r, uint32_t idx, const struct opt_pkt *pkt,
+		     uint64_t packets)
+{
+	if (r->n_poll == r->cap_poll) {
+		size_t nc = r->cap_poll ? 2 * r->cap_poll : 1024;
+		struct opt_count *c = realloc(r->poll, nc * sizeof(*c));
+		struct opt_pkt *k;
+
+		if (!c)
+			return -ENOMEM;
+		r->poll = c;
+		k = realloc(r->poll_pkt, nc * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		r->poll_pkt = k;
+		r->cap_poll = nc;
+	}
+	r->poll_pkt[r->n_poll] = *pkt;
+	r->poll[r->n_poll++] = (struct opt_count){ idx + 1, packets, NULL };
+	return 0;
+}
+
+/* Feed the second's counters to the optimiser in one call, in the order they were read. */
+static int poll_flush(struct hx_replay *r, uint32_t sec)
+{
+	double c0;
+	long refused;
+
+	for (size_t i = 0; i < r->n_poll; i++)
+		r->poll[i].pkt = &r->poll_pkt[i];
+	c0 = cpu_now();
+	refused = opt_table_record_batch(r->table, r->poll, r->n_poll, sec);
+	r->cpu_agent += cpu_now() - c0;
+	r->n_poll = 0;
+	return refused == 0 ? 0 : refused < 0 ? (int)refused : -EPROTO;
+}
+
 static int activate(struct hx_replay *r, uint32_t idx, uint32_t now)
 {
 	double c0 = cpu_now();
@@ -159,6 +197,7 @@ static int activate(struct hx_replay *r, uint32_t idx, uint32_t now)
 	if (rc < 0)
 		return rc;
 	r->flows[idx].active = true;
+	r->flows[idx].opt_gone = false;
 	r->masks[r->flows[idx].mask].n_rules++;
 	count_updates(r, 1);
 	return 0;
@@ -266,14 +305,15 @@ static int record(struct hx_replay *r, const struct hx_trace_rec *rec, uint32_t 
 	charge(r, HX_POL_EMC, 1, rec->packets - miss);
 	charge(r, HX_POL_EMC, m + 2, miss);
 	make_rule(idx, m, &rule, &pkt);
-	c0 = cpu_now();
-	rc = opt_table_record_flow(r->table, idx + 1, &pkt, rec->packets, sec);
-	if (rc == -ENOENT) { /* deleted with an idle mask: back in */
+	if (r->flows[idx].opt_gone) { /* deleted with an idle mask: back in */
+		c0 = cpu_now();
 		rc = opt_add(r, idx, sec);
-		if (rc == 0)
-			rc = opt_table_record_flow(r->table, idx + 1, &pkt, rec->packets, sec);
+		r->cpu_agent += cpu_now() - c0;
+		if (rc < 0)
+			return rc;
+		r->flows[idx].opt_gone = false;
 	}
-	r->cpu_agent += cpu_now() - c0;
+	rc = poll_push(r, idx, &pkt, rec->packets);
 	if (rc < 0)
 		return rc;
 	probes = opt_probes(r, idx);
@@ -343,6 +383,17 @@ static void ovs_rank(struct hx_replay *r)
 	cpu_add(r, HX_POL_OVS, cpu_now() - c0);
 }
 
+/* The flows whose rules PLAN deletes with their masks (the agent applies it, so it knows). */
+static void note_deleted(struct hx_replay *r, const struct opt_plan *plan)
+{
+	struct opt_op op;
+
+	for (size_t i = 0; opt_plan_op(plan, i, &op) == 0; i++)
+		for (uint32_t j = 0; op.kind == OPT_OP_MASK_DELETE && j < op.n_rules; j++)
+			if (op.rules[j] >= 1 && op.rules[j] <= r->n_flows)
+				r->flows[op.rules[j] - 1].opt_gone = true;
+}
+
 static int opt_tick(struct hx_replay *r, uint32_t sec)
 {
 	struct opt_plan *plan = NULL;
@@ -358,6 +409,7 @@ static int opt_tick(struct hx_replay *r, uint32_t sec)
 	if (rc == 0) {
 		opt_plan_info(plan, &info);
 		r->sum.pol[HX_POL_OPT].updates += info.cost;
+		note_deleted(r, plan);
 	}
 	opt_plan_free(plan);
 	return rc;
@@ -365,6 +417,10 @@ static int opt_tick(struct hx_replay *r, uint32_t sec)
 
 static int end_second(struct hx_replay *r, uint32_t sec)
 {
+	int rc = poll_flush(r, sec);
+
+	if (rc < 0)
+		return rc;
 	expire(r, sec);
 	ovs_rank(r);
 	r->ticks++;
@@ -456,6 +512,8 @@ void hx_replay_free(struct hx_replay *r)
 	if (!r)
 		return;
 	free(r->flows);
+	free(r->poll);
+	free(r->poll_pkt);
 	free(r->hslot);
 	free(r->emc);
 	opt_table_free(r->table);

@@ -19,6 +19,7 @@ struct rflow {
 	uint32_t last_seen; /* second of its latest record */
 	uint64_t win_packets;
 	bool active;
+	bool opt_gone;      /* its rule went with a mask the optimiser deleted: add it again */
 };
 
 /* One dense mask (trace masks in order of first appearance). */
@@ -46,6 +47,11 @@ struct hx_replay {
 	bool opt_pos_dirty;
 	uint32_t opt_hyper_n;                 /* hyper entries (the front probe is paid) */
 	double cpu_agent;                     /* CPU in every optimiser call an agent makes */
+	/* The second's counters, fed as one poll before its tick (opt_table_record_batch: one
+	 * clock read per poll, as an agent polling tc -s pays, not one per record). */
+	struct opt_count *poll;
+	struct opt_pkt *poll_pkt;
+	size_t n_poll, cap_poll;
 	struct gen_rng rng;
 	uint64_t hist[HX_POL_COUNT][HX_HIST];
 	uint64_t front_hits[HX_POL_COUNT];

@@ -21,6 +21,8 @@ void hx_runner_release(struct hx_runner *r)
 	gen_rules_free(r->rules);
 	r->rules = NULL;
 	r->rules_key[0] = '\0';
+	gen_rules_cache_free(r->rules_cache);
+	r->rules_cache = NULL;
 }
 
 void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned long planned_more)
@@ -90,7 +92,9 @@ static int ensure_rules(struct hx_runner *r, const struct gen_levels *l, struct 
 	rules_key(l, key);
 	if (r->rules_key[0] && !strcmp(key, r->rules_key))
 		return 0;
-	rc = gen_rules_build(NULL, NULL, l, r->seed, &rules, err);
+	if (!r->rules_cache && !r->no_rules_cache)
+		r->rules_cache = gen_rules_cache_new(0); /* NULL: plain builds */
+	rc = gen_rules_cache_get(r->rules_cache, NULL, NULL, l, r->seed, &rules, err);
 	if (rc < 0)
 		return err && err->cls == SCN_ERR_CONFIG ? -EDOM : rc;
 	if (r->needs_reset)

@@ -47,6 +47,11 @@ struct hx_runner {
 	/* state */
 	struct gen_rules *rules;       /* currently applied */
 	char rules_key[33];            /* key of the levels the applied rules came from */
+	/* Built rule-set parts reused by content (made at the first build, one per runner, so
+	 * runners on different threads share nothing); no_rules_cache: build every rule set
+	 * from scratch (the reference the benchmarks and tests compare against). */
+	struct gen_rules_cache *rules_cache;
+	bool no_rules_cache;
 	bool dry_run;                  /* print commands only: no store, numbers are NAN */
 	bool needs_reset;              /* rules fell back to software: clear before new rules */
 	double cost_s;                 /* testbed-seconds of this campaign's trials */

@@ -130,6 +130,7 @@ struct tb_sim {
 	char identity[160];
 	uint32_t n_flows;                 /* flows of the applied rule sets */
 	struct sim_host host[GEN_HOSTS];
+	uint64_t host_id[GEN_HOSTS];      /* gen_rules_host_id of what host[] analysed (0: none) */
 	bool apply_failed;                /* the NIC refused the last rule set (capacity) */
 	uint32_t encap_contexts;
 	double pending_cost_s;            /* rule programming not yet reported in a sample */

@@ -2,7 +2,8 @@
 /*
  * sim_rules: apply() of the simulated testbed, and the per-traffic aggregates measure() uses.
  *
- *  - each host's rule set is analysed once (sim_scan.c: per-flow probes, rule hashes);
+ *  - each host's rule set is analysed once (sim_scan.c: per-flow probes, rule hashes); a host
+ *    whose rule set has the content id of the one analysed last keeps that analysis;
  *  - the diff against the previous apply (multiset of rule hashes), over the profile's
  *    programming rate, is the apply's cost in testbed-seconds (both hosts program in
  *    parallel: the slower one counts), reported in the next sample;
@@ -81,25 +82,43 @@ static int install_host(const struct tb_sim *s, const struct topo_ruleset *rs, u
 	return 0;
 }
 
+/* Is host H of RULES the very rule set analysed last (the same nonzero content id, the same
+ * flows and rule count)? Then its analysis is still right and programming it changes no rule
+ * (generators/gen.h, gen_rules_host_id). */
+static bool same_host(const struct tb_sim *s, const struct gen_rules *rules, enum gen_host h)
+{
+	uint64_t id = rules ? gen_rules_host_id(rules, h) : 0;
+
+	return id && id == s->host_id[h] && rules->flows == s->n_flows &&
+	       topo_ruleset_n_rules(rules->host[h]) == s->host[h].n_rules;
+}
+
 int sim_rules_apply(struct tb_sim *s, const struct gen_rules *rules, struct scn_error *err)
 {
 	struct sim_host nh[GEN_HOSTS];
 	uint64_t changes[GEN_HOSTS] = { 0, 0 }, most;
+	bool keep[GEN_HOSTS];
 	uint32_t n = rules ? rules->flows : 0;
 	int rc = 0;
 
 	memset(nh, 0, sizeof(nh));
+	for (int h = 0; h < GEN_HOSTS; h++)
+		keep[h] = same_host(s, rules, (enum gen_host)h);
 	for (int h = 0; h < GEN_HOSTS && rc == 0; h++)
-		rc = install_host(s, rules ? rules->host[h] : NULL, n, &s->host[h], &nh[h],
-				  &changes[h]);
+		if (!keep[h])
+			rc = install_host(s, rules ? rules->host[h] : NULL, n, &s->host[h], &nh[h],
+					  &changes[h]);
 	if (rc < 0) {
 		for (int h = 0; h < GEN_HOSTS; h++)
 			host_free(&nh[h]);
 		return scn_error_set(err, SCN_ERR_INTERNAL, rc, "sim: out of memory in apply");
 	}
 	for (int h = 0; h < GEN_HOSTS; h++) {
+		if (keep[h])
+			continue; /* nothing changes: no rules to program, the analysis holds */
 		host_free(&s->host[h]);
 		s->host[h] = nh[h];
+		s->host_id[h] = rules ? gen_rules_host_id(rules, (enum gen_host)h) : 0;
 	}
 	s->n_flows = n;
 	s->encap_contexts = rules ? rules->encap_contexts : 0;
@@ -118,8 +137,10 @@ int sim_rules_apply(struct tb_sim *s, const struct gen_rules *rules, struct scn_
 
 void sim_rules_release(struct tb_sim *s)
 {
-	for (int h = 0; h < GEN_HOSTS; h++)
+	for (int h = 0; h < GEN_HOSTS; h++) {
 		host_free(&s->host[h]);
+		s->host_id[h] = 0;
+	}
 	free(s->weights);
 	s->weights = NULL;
 }

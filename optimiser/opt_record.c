@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-rule hit window (a ring of buckets: per second up to 16 s windows, else 16 or
+ * fewer buckets of several seconds, opt_priv.h) and the calls that feed it: counters
+ * one at a time (opt_table_record_hits, opt_table_record_flow) or a whole poll at once
+ * (opt_table_record_batch: the same effect, with the rules of later counters fetched into the
+ * cache while earlier ones are counted, since a poll of 100K rules is bound by memory
+ * latency, not by arithmetic). Assumes the caller's time is seconds on a monotonic clock.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "optimiser/opt_priv.h"
+
+void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now)
+{
+	uint64_t nb = t->ring_len, from = r->last_sec / t->bucket_s, to = now / t->bucket_s;
+
+	if (now <= r->last_sec)
+		return;
+	r->last_sec = now;
+	if (to == from)
+		return;
+	if (to - from >= nb) {
+		memset(r->ring, 0, nb * sizeof(r->ring[0]));
+		r->win_sum = 0;
+		return;
+	}
+	for (uint64_t b = from + 1; b <= to; b++) {
+		r->win_sum -= r->ring[b % nb];
+		r->ring[b % nb] = 0;
+	}
+}
+
+static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, uint64_t now)
+{
+	uint32_t *b;
+	uint64_t add;
+
+	if (now < t->now)
+		now = t->now;
+	t->now = now;
+	opt_rule_advance(t, r, now);
+	if (packets == 0)
+		return;
+	b = &r->ring[(r->last_sec / t->bucket_s) % t->ring_len];
+	add = packets > (uint64_t)(UINT32_MAX - *b) ? UINT32_MAX - *b : packets;
+	*b += (uint32_t)add;
+	r->win_sum += add;
+	r->last_hit = now;
+	r->mask->last_hit = now;
+}
+
+/* record_flow on a found rule: the microflow bookkeeping, then the hits. */
+static int count_flow(struct opt_table *t, struct orule *r, const struct opt_pkt *pkt,
+		      uint64_t packets, uint64_t now)
+{
+	bool fresh, same;
+
+	if (!pkt)
+		return -EINVAL;
+	/* the flow seen before matched the rule, so the same header needs no check again */
+	same = r->flow_seen && memcmp(r->flow, pkt->v, sizeof(r->flow)) == 0;
+	if (!same && !opt_matches(r, pkt->v))
+		return -EINVAL;
+	opt_rule_advance(t, r, now < t->now ? t->now : now);
+	fresh = !r->flow_seen || (r->win_sum == 0 && !r->in_hyper);
+	if (fresh) {
+		memcpy(r->flow, pkt->v, sizeof(r->flow));
+		r->flow_seen = r->flow_single = true;
+	} else if (packets && !same) {
+		r->flow_single = false; /* several microflows: a copy would miss some */
+		if (r->in_hyper)
+			r->hyper_dead = true;
+	}
+	count_hits(t, r, packets, now);
+	return 0;
+}
+
+int opt_table_record_hits(struct opt_table *t, uint32_t id, uint64_t packets, uint64_t now)
+{
+	struct orule *r = t ? opt_find_rule(t, id) : NULL;
+
+	if (!r)
+		return -ENOENT;
+	count_hits(t, r, packets, now);
+	return 0;
+}
+
+int opt_table_record_flow(struct opt_table *t, uint32_t id, const struct opt_pkt *pkt,
+			  uint64_t packets, uint64_t now)
+{
+	struct orule *r = t ? opt_find_rule(t, id) : NULL;
+
+	if (!r)
+		return -ENOENT;
+	return count_flow(t, r, pkt, packets, now);
+}
+
+#define AHEAD_BUCKET 16 /* counters ahead whose id-hash bucket is fetched */
+#define AHEAD_RULE 8    /* counters ahead whose rule is fetched (its bucket came earlier) */
+
+/* Fetch what counting C will read: its rule's header, flow and current ring bucket. */
+static void fetch_rule(const struct opt_table *t, const struct opt_count *c, uint64_t now)
+{
+	const struct orule *r = *opt_id_bucket(t, c->id);
+
+	if (!r)
+		return;
+	__builtin_prefetch(r, 1);
+	__builtin_prefetch((const char *)r + 63, 1);
+	__builtin_prefetch(r->flow, 0); /* its values are read only when the header changed */
+	__builtin_prefetch((const char *)r->flow + 64, 0);
+	__builtin_prefetch(&r->ring[(now / t->bucket_s) % t->ring_len], 1);
+	if (c->pkt) {
+		__builtin_prefetch(c->pkt, 0);
+		__builtin_prefetch((const char *)c->pkt + 64, 0);
+	}
+}
+
+long opt_table_record_batch(struct opt_table *t, const struct opt_count *c, size_t n,
+			    uint64_t now)
+{
+	long refused = 0;
+
+	if (!t || (!c && n))
+		return -EINVAL;
+	if (!t->by_id.n_buckets)
+		return (long)n;
+	for (size_t i = 0; i < n; i++) {
+		struct orule *r;
+
+		if (i + AHEAD_BUCKET < n)
+			__builtin_prefetch(opt_id_bucket(t, c[i + AHEAD_BUCKET].id), 0);
+		if (i + AHEAD_RULE < n)
+			fetch_rule(t, &c[i + AHEAD_RULE], now);
+		r = opt_find_rule(t, c[i].id);
+		if (!r)
+			refused++;
+		else if (!c[i].pkt)
+			count_hits(t, r, c[i].packets, now);
+		else if (count_flow(t, r, c[i].pkt, c[i].packets, now) < 0)
+			refused++;
+	}
+	return refused;
+}
+
+int opt_table_get_flow(const struct opt_table *t, uint32_t id, struct opt_pkt *out)
+{
+	const struct orule *r = t ? opt_find_rule(t, id) : NULL;
+
+	if (!r)
+		return -ENOENT;
+	if (!r->flow_single)
+		return -ENODATA;
+	if (out)
+		memcpy(out->v, r->flow, sizeof(out->v));
+	return 0;
+}
