@@ -148,6 +148,10 @@ static const char *const migrations[] = {
 	"  CHECK (supported IN (0, 1));"
 	"ALTER TABLE causes ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE causes ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '{}';",
+	/* 3 -> 4: a pooled campaign (`run --jobs K` on a testbed of K slots) records which
+	 * slot (client/server pair, 0-based) measured each trial. Trials stored before
+	 * version 4 ran on the testbed's only pair: they read back as slot 0. */
+	"ALTER TABLE trials ADD COLUMN slot INTEGER NOT NULL DEFAULT 0 CHECK (slot >= 0);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,
