@@ -15,16 +15,26 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "generators/gen.h"
 #include "testbeds/tb.h"
 
 #define HX_POOL_MAX 64
 
-/* Invariant: rules_key is "" or the key of the levels `rules` came from (applied). */
+/* A built rule set, shared by the slots that apply it (built once, however many slots
+ * program it). Invariant: refs counts the slots holding it and the trials about to apply
+ * it; an entry whose refs drop to 0 is freed. */
+struct hx_rules {
+	struct gen_rules *rules;
+	char key[33];
+	unsigned refs;
+};
+
+/* Invariant: rules_key is "" or the key of the rules held (applied) in `rules`. */
 struct hx_slot {
 	struct tb *tb;            /* borrowed */
-	struct gen_rules *rules;  /* currently applied */
+	struct hx_rules *rules;   /* currently applied (a reference), NULL: none */
 	char rules_key[33];
 	bool needs_reset;         /* rules fell back to software: clear before new rules */
 	bool busy, lost;
@@ -35,16 +45,26 @@ struct hx_pool {
 	pthread_cond_t freed;
 	unsigned n, alive;
 	struct hx_slot slot[HX_POOL_MAX];
+	pthread_mutex_t build_mu;  /* guards built[]: one rule set is built at a time */
+	struct hx_rules built[2 * HX_POOL_MAX];
 };
 
 /* A pool of the N testbeds TB[] (1..HX_POOL_MAX). NULL when out of memory. */
 struct hx_pool *hx_pool_new(struct tb *const *tb, unsigned n);
 void hx_pool_free(struct hx_pool *p);
 /* Wait (holding P->mu, as every call below) for a free slot: its index, or -ENODEV when
- * every slot was lost. */
-int hx_pool_take(struct hx_pool *p);
+ * every slot was lost. A free slot that has RULES_KEY's rules applied (may be NULL) is
+ * taken first: it need not be programmed again. */
+int hx_pool_take(struct hx_pool *p, const char *rules_key);
 void hx_pool_give(struct hx_pool *p, unsigned i);
 /* Take slot I out of the pool for good (it stays busy). Returns the slots still alive. */
 unsigned hx_pool_lose(struct hx_pool *p, unsigned i);
+
+/* The rule sets of L (key KEY, seed SEED) with a reference taken: found built, or built now
+ * (gen_rules_build; its error as it returned it). Takes P->build_mu, not P->mu. */
+int hx_pool_rules(struct hx_pool *p, const struct gen_levels *l, const char *key,
+		  uint64_t seed, struct hx_rules **out, struct scn_error *err);
+/* Drop a reference (R may be NULL); the last one frees the rule sets. */
+void hx_pool_rules_put(struct hx_pool *p, struct hx_rules *r);
 
 #endif

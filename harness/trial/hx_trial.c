@@ -110,26 +110,27 @@ static int reset_rules(struct hx_runner *r, struct hx_slot *sl, struct scn_error
 static int ensure_rules(struct hx_runner *r, struct hx_slot *sl, const struct gen_levels *l,
 			struct scn_error *err)
 {
+	struct hx_pool *p = pool_of(r);
+	struct hx_rules *rules = NULL;
 	char key[33];
-	struct gen_rules *rules = NULL;
 	int rc;
 
 	rules_key(l, key);
 	if (sl->rules_key[0] && !strcmp(key, sl->rules_key))
 		return 0;
-	rc = gen_rules_build(NULL, NULL, l, r->seed, &rules, err);
+	rc = hx_pool_rules(p, l, key, r->seed, &rules, err);
 	if (rc < 0)
 		return err && err->cls == SCN_ERR_CONFIG ? -EDOM : rc;
 	sl->rules_key[0] = '\0'; /* whatever happens next, the old rules may be gone */
 	if (sl->needs_reset)
 		rc = reset_rules(r, sl, err);
 	if (rc == 0)
-		rc = tb_apply(sl->tb, rules, err);
+		rc = tb_apply(sl->tb, rules->rules, err);
 	if (rc < 0) {
-		gen_rules_free(rules);
+		hx_pool_rules_put(p, rules);
 		return rc;
 	}
-	gen_rules_free(sl->rules);
+	hx_pool_rules_put(p, sl->rules);
 	sl->rules = rules;
 	memcpy(sl->rules_key, key, sizeof(key));
 	return 0;
@@ -200,8 +201,11 @@ static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct g
 			  const char *key, int repeat, struct tb_sample *s, unsigned *slot,
 			  struct scn_error *err)
 {
+	char want[33];
+
+	rules_key(l, want);
 	for (;;) {
-		int i = hx_pool_take(p), rc;
+		int i = hx_pool_take(p, want), rc;
 		unsigned alive;
 
 		if (i < 0)
