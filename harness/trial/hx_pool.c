@@ -75,8 +75,9 @@ void hx_pool_give(struct hx_pool *p, unsigned i)
 	pthread_cond_broadcast(&p->freed);
 }
 
-unsigned hx_pool_lose(struct hx_pool *p, unsigned i)
+unsigned hx_pool_lose(struct hx_pool *p, unsigned i, const char *why)
 {
+	snprintf(p->last_lost, sizeof(p->last_lost), "slot %u: %s", i, why);
 	if (!p->slot[i].lost) {
 		p->slot[i].lost = true;
 		p->alive--;

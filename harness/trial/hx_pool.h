@@ -45,6 +45,7 @@ struct hx_pool {
 	pthread_cond_t freed;
 	unsigned n, alive;
 	struct hx_slot slot[HX_POOL_MAX];
+	char last_lost[256];       /* why the last slot was taken out */
 	pthread_mutex_t build_mu;  /* guards built[]: one rule set is built at a time */
 	struct hx_rules built[2 * HX_POOL_MAX];
 };
@@ -57,8 +58,9 @@ void hx_pool_free(struct hx_pool *p);
  * taken first: it need not be programmed again. */
 int hx_pool_take(struct hx_pool *p, const char *rules_key);
 void hx_pool_give(struct hx_pool *p, unsigned i);
-/* Take slot I out of the pool for good (it stays busy). Returns the slots still alive. */
-unsigned hx_pool_lose(struct hx_pool *p, unsigned i);
+/* Take slot I out of the pool for good (it stays busy) because of WHY. Returns the slots
+ * still alive. */
+unsigned hx_pool_lose(struct hx_pool *p, unsigned i, const char *why);
 
 /* The rule sets of L (key KEY, seed SEED) with a reference taken: found built, or built now
  * (gen_rules_build; its error as it returned it). Takes P->build_mu, not P->mu. */

@@ -210,7 +210,8 @@ static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct g
 
 		if (i < 0)
 			return scn_error_set(err, SCN_ERR_DEVICE, -ENODEV, "every testbed slot "
-					     "failed; trial %d of this point not measured", repeat + 1);
+					     "failed (the last, %s); repeat %d not measured",
+					     p->last_lost, repeat + 1);
 		pthread_mutex_unlock(&p->mu);
 		rc = measure_on(r, &p->slot[i], l, key, repeat, s, err);
 		pthread_mutex_lock(&p->mu);
@@ -219,7 +220,7 @@ static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct g
 			*slot = (unsigned)i;
 			return rc;
 		}
-		alive = hx_pool_lose(p, (unsigned)i);
+		alive = hx_pool_lose(p, (unsigned)i, err->message);
 		if (r->observer && r->observer->slot_lost)
 			r->observer->slot_lost(r->observer->ctx, (unsigned)i, alive, err->message);
 		if (alive == 0)
