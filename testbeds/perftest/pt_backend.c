@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_backend: the perftest testbed's ops table (tb_perftest.h): open the inventory, describe
+ * pt_backend: the perftest and slurm testbeds' ops tables (tb_perftest.h): open the
+ * inventory as one testbed or as the slots of a pool (pt_slots.h), describe
  * the RNICs, and close (removing the tc filters it installed). apply is pt_apply.c, measure
  * pt_measure.c. Assumes both ends of every pair carry the same RNIC model (the description
  * names the first client's; a mismatch is an error, since a trial key names one model).
@@ -11,28 +12,24 @@
 #include <string.h>
 
 #include "testbeds/perftest/pt_device.h"
+#include "testbeds/perftest/pt_slots.h"
 #include "testbeds/perftest/pt_tb.h"
+#include "testbeds/tb_pool.h"
 
-static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
-			struct scn_error *err)
+/* A testbed of the slot inventory INV (taken: freed on failure too). */
+static int open_inventory(const char *path, struct pt_inventory *inv, const struct tb_ops *ops,
+			  const struct tb_open_opts *o, struct tb **out, struct scn_error *err)
 {
-	struct tb_perftest *t;
-	int rc;
+	struct tb_perftest *t = calloc(1, sizeof(*t));
 
 	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "perftest: out of memory");
-	t->base.ops = &tb_perftest_ops;
-	if ((rc = pt_inventory_load(path, &t->inv, err)) < 0) {
+	if (!t || pt_ports_new(inv->port_base, inv->port_count, &t->ports) < 0) {
 		free(t);
-		return rc;
-	}
-	if (pt_ports_new(t->inv->port_base, t->inv->port_count, &t->ports) < 0) {
-		pt_inventory_free(t->inv);
-		free(t);
+		pt_inventory_free(inv);
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "perftest: out of memory");
 	}
+	t->base.ops = ops;
+	t->inv = inv;
 	t->dry_run = t->inv->dry_run || (o && o->dry_run);
 	t->dry = o && o->dry_run_out ? o->dry_run_out : stdout;
 	snprintf(t->identity, sizeof(t->identity), "perftest:%s", t->inv->name[0] ?
@@ -41,9 +38,76 @@ static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct t
 	return 0;
 }
 
+/* Open the slots of the file (pt_slots.h), at most MAX. */
+static int open_slots_with(const struct tb_ops *ops, const char *path,
+			   const struct tb_open_opts *o, struct tb **out, unsigned max,
+			   unsigned *n, struct scn_error *err)
+{
+	struct pt_inventory *inv = NULL, *slot[TB_POOL_MAX];
+	unsigned k = 0;
+	int rc = pt_inventory_load(path, &inv, err);
+
+	*n = 0;
+	if (rc == 0)
+		rc = pt_slots_of(inv, slot, max < TB_POOL_MAX ? max : TB_POOL_MAX, &k, err);
+	pt_inventory_free(inv);
+	for (unsigned i = 0; i < k; i++) {
+		if (rc < 0) { /* an earlier slot failed: the rest are not opened */
+			pt_inventory_free(slot[i]);
+			continue;
+		}
+		rc = open_inventory(path, slot[i], ops, o, &out[*n], err); /* takes slot[i] */
+		*n += rc == 0;
+	}
+	for (unsigned i = 0; rc < 0 && i < *n; i++)
+		tb_close(out[i]);
+	if (rc < 0)
+		*n = 0;
+	return rc;
+}
+
+static int pt_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
+			 unsigned max, unsigned *n, struct scn_error *err)
+{
+	return open_slots_with(&tb_perftest_ops, path, o, out, max, n, err);
+}
+
+static int slurm_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
+			    unsigned max, unsigned *n, struct scn_error *err)
+{
+	return open_slots_with(&tb_slurm_ops, path, o, out, max, n, err);
+}
+
+/* The file's first slot (the whole file unless it is a pool). */
+static int open_first(const struct tb_ops *ops, const char *path, const struct tb_open_opts *o,
+		      struct tb **out, struct scn_error *err)
+{
+	unsigned n = 0;
+
+	*out = NULL;
+	return open_slots_with(ops, path, o, out, 1, &n, err);
+}
+
+static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
+			struct scn_error *err)
+{
+	return open_first(&tb_perftest_ops, path, o, out, err);
+}
+
+static int slurm_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
+			   struct scn_error *err)
+{
+	return open_first(&tb_slurm_ops, path, o, out, err);
+}
+
 static int pt_open(const char *path, struct tb **out, struct scn_error *err)
 {
 	return pt_open_opts(path, NULL, out, err);
+}
+
+static int slurm_open(const char *path, struct tb **out, struct scn_error *err)
+{
+	return slurm_open_opts(path, NULL, out, err);
 }
 
 static int discover(struct tb_perftest *t, unsigned h, struct pt_devinfo *d,
@@ -142,4 +206,17 @@ const struct tb_ops tb_perftest_ops = {
 	.measure = pt_tb_measure,
 	.close = pt_close,
 	.open_opts = pt_open_opts,
+	.open_slots = pt_open_slots,
+};
+
+/* kind slurm: perftest on the nodes of the Slurm allocation (pt_slurm.c). */
+const struct tb_ops tb_slurm_ops = {
+	.kind = "slurm",
+	.open = slurm_open,
+	.describe = pt_describe,
+	.apply = pt_tb_apply,
+	.measure = pt_tb_measure,
+	.close = pt_close,
+	.open_opts = slurm_open_opts,
+	.open_slots = slurm_open_slots,
 };

@@ -18,9 +18,9 @@ enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_ANY };
 
 const char *pt_transport_name(enum pt_transport t)
 {
-	static const char *const names[] = { "local", "ssh", "kubectl" };
+	static const char *const names[] = { "local", "ssh", "kubectl", "srun" };
 
-	return (unsigned)t < 3 ? names[t] : "unknown";
+	return (unsigned)t < 4 ? names[t] : "unknown";
 }
 
 /* Read MAP[KEY] (optional unless REQ) into BUF after the check. */
@@ -91,6 +91,17 @@ static int read_kubectl(const struct ycfg_node *h, struct pt_host *o, struct scn
 	return get_str(&n, "context", false, CK_NAME, o->kcontext, sizeof(o->kcontext), err);
 }
 
+static int read_srun(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
+{
+	static const char *const keys[] = { "node", NULL };
+	struct ycfg_node n;
+	int rc;
+
+	if ((rc = ycfg_require(h, "srun", &n, err)) < 0 || (rc = ycfg_check_keys(&n, keys, err)) < 0)
+		return rc;
+	return get_str(&n, "node", true, CK_HOST, o->node, sizeof(o->node), err);
+}
+
 static int read_rnic(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
 {
 	static const char *const keys[] = { "device", "ib_port", "gid_index", "netdev", NULL };
@@ -141,11 +152,22 @@ static int read_esw(const struct ycfg_node *h, struct pt_host *o, struct scn_err
 	return 0;
 }
 
+/* What every host has, whatever reaches it: sudo, the RNIC, the eSwitch. */
+static int read_host_body(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
+{
+	int rc;
+
+	if ((rc = ycfg_opt_bool(h, "sudo", false, &o->sudo, err)) < 0 ||
+	    (rc = read_rnic(h, o, err)) < 0 || (rc = read_esw(h, o, err)) < 0)
+		return rc;
+	return 0;
+}
+
 static int read_host(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
 {
-	static const char *const keys[] = { "name", "transport", "ssh", "kubectl", "sudo",
+	static const char *const keys[] = { "name", "transport", "ssh", "kubectl", "srun", "sudo",
 					    "data_ip", "rnic", "eswitch", NULL };
-	static const char *const tr[] = { "local", "ssh", "kubectl", NULL };
+	static const char *const tr[] = { "local", "ssh", "kubectl", "srun", NULL };
 	struct ycfg_node n;
 	int rc, t = 0;
 
@@ -158,10 +180,10 @@ static int read_host(const struct ycfg_node *h, struct pt_host *o, struct scn_er
 	o->transport = (enum pt_transport)t;
 	if ((t == PT_TR_SSH && (rc = read_ssh(h, o, err)) < 0) ||
 	    (t == PT_TR_KUBECTL && (rc = read_kubectl(h, o, err)) < 0) ||
-	    (rc = ycfg_opt_bool(h, "sudo", false, &o->sudo, err)) < 0 ||
+	    (t == PT_TR_SRUN && (rc = read_srun(h, o, err)) < 0) ||
 	    (rc = get_str(h, "data_ip", t != PT_TR_LOCAL, CK_IPV4, o->data_ip, sizeof(o->data_ip),
 			  err)) < 0 ||
-	    (rc = read_rnic(h, o, err)) < 0 || (rc = read_esw(h, o, err)) < 0)
+	    (rc = read_host_body(h, o, err)) < 0)
 		return rc;
 	if (!o->data_ip[0])
 		snprintf(o->data_ip, sizeof(o->data_ip), "127.0.0.1");
@@ -286,6 +308,29 @@ static int read_opts(const struct ycfg_node *root, struct pt_inventory *inv,
 	return ycfg_opt_bool(root, "dry_run", false, &inv->dry_run, err);
 }
 
+/* kind slurm: the node list, the pairing and the host template (no hosts, no pairs). */
+static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
+		      struct scn_error *err)
+{
+	static const char *const sk[] = { "nodes", "pairing", NULL };
+	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
+	static const char *const pairings[] = { "nodes", "loopback", NULL };
+	struct ycfg_node n, e;
+	int rc, pairing = 0;
+
+	inv->slurm = inv->pool = true;
+	if (ycfg_get(root, "slurm", &n) == 0 &&
+	    ((rc = ycfg_check_keys(&n, sk, err)) < 0 ||
+	     (rc = get_str(&n, "nodes", false, CK_HOST, inv->slurm_nodes,
+			   sizeof(inv->slurm_nodes), err)) < 0 ||
+	     (ycfg_get(&n, "pairing", &e) == 0 && (rc = ycfg_enum(&e, pairings, &pairing, err)) < 0)))
+		return rc;
+	inv->slurm_loopback = pairing == 1;
+	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
+		return rc;
+	return read_host_body(&n, &inv->tmpl, err);
+}
+
 static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 			 struct scn_error *err)
 {
@@ -301,6 +346,9 @@ static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 	    ((rc = ycfg_check_keys(&n, tk, err)) < 0 ||
 	     (rc = ycfg_opt_bool(&n, "skip_sw", false, &inv->tc_skip_sw, err)) < 0))
 		return rc;
+	if (m == PT_ESW_TC && inv->slurm && !inv->tmpl.uplink[0])
+		return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an uplink "
+				  "in host");
 	for (unsigned i = 0; m == PT_ESW_TC && i < inv->n_hosts; i++)
 		if (inv->role[i] != PT_ROLE_NONE && !inv->hosts[i].uplink[0])
 			return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an "
@@ -312,7 +360,10 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 {
 	static const char *const keys[] = { "kind", "name", "description", "eswitch", "tc",
 					    "perftest", "timeouts", "retries", "ports", "dry_run",
-					    "hosts", "pairs", NULL };
+					    "hosts", "pairs", "pool", NULL };
+	static const char *const slurm_keys[] = { "kind", "name", "description", "eswitch", "tc",
+						  "perftest", "timeouts", "retries", "ports",
+						  "dry_run", "slurm", "host", NULL };
 	struct pt_inventory *inv;
 	struct ycfg_doc *doc = NULL;
 	struct ycfg_node root, n;
@@ -329,17 +380,19 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 	}
 	snprintf(inv->file, sizeof(inv->file), "%s", path);
 	root = ycfg_root(doc);
-	if ((rc = ycfg_check_keys(&root, keys, err)) < 0 ||
-	    (rc = ycfg_req_str(&root, "kind", &kind, err)) < 0)
+	if ((rc = ycfg_req_str(&root, "kind", &kind, err)) < 0)
 		goto out;
-	if (strcmp(kind, "perftest") != 0) {
+	if (strcmp(kind, "perftest") != 0 && strcmp(kind, "slurm") != 0) {
 		ycfg_get(&root, "kind", &n);
-		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest'", kind);
+		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest' or 'slurm'", kind);
 		goto out;
 	}
-	if ((rc = get_str(&root, "name", false, CK_NAME, inv->name, sizeof(inv->name), err)) < 0 ||
-	    (rc = read_lists(&root, inv, err)) < 0 || (rc = read_opts(&root, inv, err)) < 0 ||
-	    (rc = read_esw_mode(&root, inv, err)) < 0)
+	inv->slurm = strcmp(kind, "slurm") == 0;
+	if ((rc = ycfg_check_keys(&root, inv->slurm ? slurm_keys : keys, err)) < 0 ||
+	    (rc = get_str(&root, "name", false, CK_NAME, inv->name, sizeof(inv->name), err)) < 0 ||
+	    (rc = inv->slurm ? read_slurm(&root, inv, err) : read_lists(&root, inv, err)) < 0 ||
+	    (rc = read_opts(&root, inv, err)) < 0 || (rc = read_esw_mode(&root, inv, err)) < 0 ||
+	    (rc = ycfg_opt_bool(&root, "pool", inv->slurm, &inv->pool, err)) < 0)
 		goto out;
 out:
 	ycfg_free(doc);
