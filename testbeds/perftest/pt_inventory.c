@@ -14,7 +14,17 @@
 #include "testbeds/perftest/pt_inventory.h"
 #include "yamlcfg/ycfg.h"
 
-enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_ANY };
+enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_NODES, CK_ANY };
+
+/* A Slurm node list ("n[01-04],gpu7"): it reaches scontrol as one argv word. */
+static int valid_nodes(const char *s, struct scn_error *err)
+{
+	if (s[0] == '-' || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_.:,[]-")] != '\0')
+		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "not a Slurm node list "
+				     "(letters, digits, '_.:,[]-', not starting with '-')");
+	return 0;
+}
 
 const char *pt_transport_name(enum pt_transport t)
 {
@@ -43,6 +53,7 @@ static int get_str(const struct ycfg_node *map, const char *key, bool req, enum 
 	case CK_HOST: rc = pt_valid_host(key, s, err); break;
 	case CK_PATH: rc = pt_valid_path(key, s, err); break;
 	case CK_IPV4: rc = inet_pton(AF_INET, s, &a) == 1 ? 0 : -EINVAL; break;
+	case CK_NODES: rc = valid_nodes(s, err); break;
 	case CK_ANY: break;
 	}
 	if (rc < 0) {
@@ -321,7 +332,7 @@ static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
 	inv->slurm = inv->pool = true;
 	if (ycfg_get(root, "slurm", &n) == 0 &&
 	    ((rc = ycfg_check_keys(&n, sk, err)) < 0 ||
-	     (rc = get_str(&n, "nodes", false, CK_HOST, inv->slurm_nodes,
+	     (rc = get_str(&n, "nodes", false, CK_NODES, inv->slurm_nodes,
 			   sizeof(inv->slurm_nodes), err)) < 0 ||
 	     (ycfg_get(&n, "pairing", &e) == 0 && (rc = ycfg_enum(&e, pairings, &pairing, err)) < 0)))
 		return rc;
