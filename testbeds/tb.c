@@ -81,7 +81,8 @@ bool tb_sample_judge(struct tb_sample *s, enum gen_metric metric, const char *ev
 }
 
 /* Backends built into this version, and kinds known but not built. */
-static const struct tb_ops *const backends[] = { &tb_sim_ops, &tb_perftest_ops, &tb_slurm_ops };
+static const struct tb_ops *const backends[] = { &tb_sim_ops, &tb_perftest_ops, &tb_slurm_ops,
+						 &tb_kube_ops };
 static const char *const not_built[] = { "vm" };
 
 static int read_kind(const char *path, char *kind, size_t len, struct scn_error *err)
@@ -108,7 +109,7 @@ static int read_kind(const char *path, char *kind, size_t len, struct scn_error 
 		if (strcmp(s, backends[i]->kind) == 0)
 			rc = 0;
 	if (rc)
-		rc = ycfg_error(&n, err, "unknown testbed kind '%s' (known: sim, perftest, slurm; not "
+		rc = ycfg_error(&n, err, "unknown testbed kind '%s' (known: sim, perftest, slurm, kubernetes; not "
 				"built yet: vm)", s);
 out:
 	ycfg_free(doc);

@@ -209,6 +209,35 @@ const struct tb_ops tb_perftest_ops = {
 	.open_slots = pt_open_slots,
 };
 
+static int kube_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
+			   unsigned max, unsigned *n, struct scn_error *err)
+{
+	return open_slots_with(&tb_kube_ops, path, o, out, max, n, err);
+}
+
+static int kube_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
+			  struct scn_error *err)
+{
+	return open_first(&tb_kube_ops, path, o, out, err);
+}
+
+static int kube_open(const char *path, struct tb **out, struct scn_error *err)
+{
+	return kube_open_opts(path, NULL, out, err);
+}
+
+/* kind kubernetes: perftest in pods selected by label, paired across nodes (pt_kube.c). */
+const struct tb_ops tb_kube_ops = {
+	.kind = "kubernetes",
+	.open = kube_open,
+	.describe = pt_describe,
+	.apply = pt_tb_apply,
+	.measure = pt_tb_measure,
+	.close = pt_close,
+	.open_opts = kube_open_opts,
+	.open_slots = kube_open_slots,
+};
+
 /* kind slurm: perftest on the nodes of the Slurm allocation (pt_slurm.c). */
 const struct tb_ops tb_slurm_ops = {
 	.kind = "slurm",

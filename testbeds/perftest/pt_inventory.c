@@ -14,7 +14,17 @@
 #include "testbeds/perftest/pt_inventory.h"
 #include "yamlcfg/ycfg.h"
 
-enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_NODES, CK_ANY };
+enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_NODES, CK_SELECTOR, CK_ANY };
+
+/* A label selector ("app=perftest,tier in (rdma)"): it reaches kubectl as one argv word. */
+static int valid_selector(const char *s, struct scn_error *err)
+{
+	if (!s[0] || s[0] == '-' ||
+	    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:,/=!()- ")])
+		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "not a label selector "
+				     "(letters, digits, '_.:,/=!()- ', not starting with '-')");
+	return 0;
+}
 
 /* A Slurm node list ("n[01-04],gpu7"): it reaches scontrol as one argv word. */
 static int valid_nodes(const char *s, struct scn_error *err)
@@ -54,6 +64,7 @@ static int get_str(const struct ycfg_node *map, const char *key, bool req, enum 
 	case CK_PATH: rc = pt_valid_path(key, s, err); break;
 	case CK_IPV4: rc = inet_pton(AF_INET, s, &a) == 1 ? 0 : -EINVAL; break;
 	case CK_NODES: rc = valid_nodes(s, err); break;
+	case CK_SELECTOR: rc = valid_selector(s, err); break;
 	case CK_ANY: break;
 	}
 	if (rc < 0) {
@@ -342,6 +353,32 @@ static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
 	return read_host_body(&n, &inv->tmpl, err);
 }
 
+/* kind kubernetes: the label selector, where the pods are and the host template. */
+static int read_kube(const struct ycfg_node *root, struct pt_inventory *inv,
+		     struct scn_error *err)
+{
+	static const char *const kk[] = { "selector", "namespace", "container", "context", NULL };
+	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
+	struct pt_host *t = &inv->tmpl;
+	struct ycfg_node n;
+	int rc;
+
+	inv->kube = inv->pool = true;
+	if ((rc = ycfg_require(root, "kubernetes", &n, err)) < 0 ||
+	    (rc = ycfg_check_keys(&n, kk, err)) < 0 ||
+	    (rc = get_str(&n, "selector", true, CK_SELECTOR, inv->kube_selector,
+			  sizeof(inv->kube_selector), err)) < 0 ||
+	    (rc = get_str(&n, "namespace", false, CK_NAME, t->ns, sizeof(t->ns), err)) < 0 ||
+	    (rc = get_str(&n, "container", false, CK_NAME, t->container, sizeof(t->container),
+			  err)) < 0 ||
+	    (rc = get_str(&n, "context", false, CK_NAME, t->kcontext, sizeof(t->kcontext),
+			  err)) < 0)
+		return rc;
+	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
+		return rc;
+	return read_host_body(&n, t, err);
+}
+
 static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 			 struct scn_error *err)
 {
@@ -357,7 +394,7 @@ static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 	    ((rc = ycfg_check_keys(&n, tk, err)) < 0 ||
 	     (rc = ycfg_opt_bool(&n, "skip_sw", false, &inv->tc_skip_sw, err)) < 0))
 		return rc;
-	if (m == PT_ESW_TC && inv->slurm && !inv->tmpl.uplink[0])
+	if (m == PT_ESW_TC && (inv->slurm || inv->kube) && !inv->tmpl.uplink[0])
 		return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an uplink "
 				  "in host");
 	for (unsigned i = 0; m == PT_ESW_TC && i < inv->n_hosts; i++)
@@ -375,6 +412,9 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 	static const char *const slurm_keys[] = { "kind", "name", "description", "eswitch", "tc",
 						  "perftest", "timeouts", "retries", "ports",
 						  "dry_run", "slurm", "host", NULL };
+	static const char *const kube_keys[] = { "kind", "name", "description", "eswitch", "tc",
+						 "perftest", "timeouts", "retries", "ports",
+						 "dry_run", "kubernetes", "host", NULL };
 	struct pt_inventory *inv;
 	struct ycfg_doc *doc = NULL;
 	struct ycfg_node root, n;
@@ -393,17 +433,21 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 	root = ycfg_root(doc);
 	if ((rc = ycfg_req_str(&root, "kind", &kind, err)) < 0)
 		goto out;
-	if (strcmp(kind, "perftest") != 0 && strcmp(kind, "slurm") != 0) {
+	if (strcmp(kind, "perftest") && strcmp(kind, "slurm") && strcmp(kind, "kubernetes")) {
 		ycfg_get(&root, "kind", &n);
-		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest' or 'slurm'", kind);
+		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest', 'slurm' or 'kubernetes'", kind);
 		goto out;
 	}
 	inv->slurm = strcmp(kind, "slurm") == 0;
-	if ((rc = ycfg_check_keys(&root, inv->slurm ? slurm_keys : keys, err)) < 0 ||
+	inv->kube = strcmp(kind, "kubernetes") == 0;
+	if ((rc = ycfg_check_keys(&root, inv->slurm ? slurm_keys : inv->kube ? kube_keys : keys,
+				  err)) < 0 ||
 	    (rc = get_str(&root, "name", false, CK_NAME, inv->name, sizeof(inv->name), err)) < 0 ||
-	    (rc = inv->slurm ? read_slurm(&root, inv, err) : read_lists(&root, inv, err)) < 0 ||
+	    (rc = inv->slurm  ? read_slurm(&root, inv, err)
+		  : inv->kube ? read_kube(&root, inv, err)
+			      : read_lists(&root, inv, err)) < 0 ||
 	    (rc = read_opts(&root, inv, err)) < 0 || (rc = read_esw_mode(&root, inv, err)) < 0 ||
-	    (rc = ycfg_opt_bool(&root, "pool", inv->slurm, &inv->pool, err)) < 0)
+	    (rc = ycfg_opt_bool(&root, "pool", inv->pool, &inv->pool, err)) < 0)
 		goto out;
 out:
 	ycfg_free(doc);

@@ -41,6 +41,14 @@
  *   host: {sudo: true, rnic: {...}, eswitch: {...}}  # every node, as a host above
  *   eswitch, tc, perftest, timeouts, retries, ports: as for perftest
  *
+ * The testbed file of kind kubernetes (pt_kube.c builds the slots from the pods):
+ *
+ *   kind: kubernetes
+ *   name: lab-k8s
+ *   kubernetes: {selector: app=scalacn-perftest, namespace: rdma, container: perftest,
+ *                context: lab}            # `kubectl get pods -l SELECTOR -o json`
+ *   host: {...}; eswitch, tc, perftest, timeouts, retries, ports: as for kind slurm
+ *
  * Every name that reaches a command line is validated (pt_argv.h); a host may be the client
  * of some pairs or the server of others, not both (its rule set would be ambiguous).
  * Ownership: pt_inventory_load returns a struct freed by pt_inventory_free (NULL ok).
@@ -113,6 +121,10 @@ struct pt_inventory {
 	char slurm_nodes[1024]; /* a Slurm node list ("" = $SLURM_JOB_NODELIST) */
 	bool slurm_loopback;    /* each node runs both ends of its slot */
 	struct pt_host tmpl;    /* every node's host settings (name, transport, data_ip unset) */
+	/* kind kubernetes: pods selected by label, paired across nodes (pt_kube.c); the
+	 * template's pod fields hold the namespace, container and context */
+	bool kube;
+	char kube_selector[256];
 };
 
 int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_error *err);

@@ -48,6 +48,8 @@ int pt_slots_of(const struct pt_inventory *inv, struct pt_inventory **out, unsig
 	*n = 0;
 	if (inv->slurm)
 		return pt_slurm_slots(inv, out, max, n, err);
+	if (inv->kube)
+		return pt_kube_slots(inv, out, max, n, err);
 	if (!inv->pool) {
 		if (!(out[0] = malloc(sizeof(*out[0]))))
 			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "perftest: out of memory");
