@@ -6,7 +6,8 @@
  * firmware are refused naming the slot; a point's repeats measured on four slots at once
  * are, value for value, what one testbed measures; a slot whose testbed fails is taken out
  * (the observer is told once) and its trials run on the others; when every slot fails the
- * trial fails as a device error.
+ * trial fails as a device error; a perftest file with `pool: true` makes each pair a slot
+ * with its share of the ports.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "harness/trial/hx_trial.h"
+#include "testbeds/perftest/pt_slots.h"
 #include "testbeds/tb_pool.h"
 
 struct fixture {
@@ -278,6 +280,42 @@ static void test_pool_every_slot_failed_is_device_error(void **state)
 	assert_int_equal(f->r.measured, 0);
 }
 
+/* perftest `pool: true`: each pair a slot of its own with half the ports; without it the
+ * pairs are one slot (load inside every trial). */
+static void test_pool_perftest_pairs_are_slots(void **state)
+{
+	struct fixture *f = *state;
+	struct pt_inventory *inv = NULL, *slot[4] = { NULL };
+	struct scn_error err;
+	unsigned n = 0;
+	FILE *fp;
+
+	for (int pool = 1; pool >= 0; pool--) {
+		fp = fopen(f->tb_path, "w");
+		assert_non_null(fp);
+		fprintf(fp, "kind: perftest\nname: lab\neswitch: none\npool: %s\n"
+			"ports: {base: 20000, count: 64}\nhosts:\n", pool ? "true" : "false");
+		for (int h = 0; h < 4; h++)
+			fprintf(fp, "  - {name: h%d, transport: ssh, ssh: {host: h%d.lab}, "
+				"data_ip: 10.0.0.%d, rnic: {device: mlx5_0}}\n", h, h, h + 1);
+		fprintf(fp, "pairs: [{client: h0, server: h1}, {client: h2, server: h3}]\n");
+		fclose(fp);
+		assert_int_equal(pt_inventory_load(f->tb_path, &inv, &err), 0);
+		assert_int_equal(pt_slots_of(inv, slot, 4, &n, &err), 0);
+		assert_int_equal(n, pool ? 2 : 1);
+		assert_int_equal(slot[n - 1]->n_pairs, pool ? 1 : 2);
+		if (pool) {
+			assert_string_equal(slot[1]->hosts[0].name, "h2");
+			assert_string_equal(slot[1]->hosts[1].data_ip, "10.0.0.4");
+			assert_int_equal(slot[1]->port_base, 20032);
+			assert_int_equal(slot[1]->port_count, 32);
+		}
+		for (unsigned i = 0; i < n; i++)
+			pt_inventory_free(slot[i]);
+		pt_inventory_free(inv);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +326,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_failed_slot_taken_out_and_retried, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pool_every_slot_failed_is_device_error, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pool_perftest_pairs_are_slots, setup,
 						teardown),
 	};
 

@@ -38,18 +38,26 @@ static int open_inventory(const char *path, struct pt_inventory *inv, const stru
 	return 0;
 }
 
+/* The ops of the file's kind: its struct tb says perftest, slurm or kubernetes. */
+static const struct tb_ops *ops_of(const struct pt_inventory *inv)
+{
+	return inv->slurm ? &tb_slurm_ops : inv->kube ? &tb_kube_ops : &tb_perftest_ops;
+}
+
 /* Open the slots of the file (pt_slots.h), at most MAX. */
-static int open_slots_with(const struct tb_ops *ops, const char *path,
-			   const struct tb_open_opts *o, struct tb **out, unsigned max,
-			   unsigned *n, struct scn_error *err)
+static int pt_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
+			 unsigned max, unsigned *n, struct scn_error *err)
 {
 	struct pt_inventory *inv = NULL, *slot[TB_POOL_MAX];
+	const struct tb_ops *ops = &tb_perftest_ops;
 	unsigned k = 0;
 	int rc = pt_inventory_load(path, &inv, err);
 
 	*n = 0;
-	if (rc == 0)
+	if (rc == 0) {
+		ops = ops_of(inv);
 		rc = pt_slots_of(inv, slot, max < TB_POOL_MAX ? max : TB_POOL_MAX, &k, err);
+	}
 	pt_inventory_free(inv);
 	for (unsigned i = 0; i < k; i++) {
 		if (rc < 0) { /* an earlier slot failed: the rest are not opened */
@@ -66,48 +74,19 @@ static int open_slots_with(const struct tb_ops *ops, const char *path,
 	return rc;
 }
 
-static int pt_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
-			 unsigned max, unsigned *n, struct scn_error *err)
-{
-	return open_slots_with(&tb_perftest_ops, path, o, out, max, n, err);
-}
-
-static int slurm_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
-			    unsigned max, unsigned *n, struct scn_error *err)
-{
-	return open_slots_with(&tb_slurm_ops, path, o, out, max, n, err);
-}
-
 /* The file's first slot (the whole file unless it is a pool). */
-static int open_first(const struct tb_ops *ops, const char *path, const struct tb_open_opts *o,
-		      struct tb **out, struct scn_error *err)
+static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
+			struct scn_error *err)
 {
 	unsigned n = 0;
 
 	*out = NULL;
-	return open_slots_with(ops, path, o, out, 1, &n, err);
-}
-
-static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
-			struct scn_error *err)
-{
-	return open_first(&tb_perftest_ops, path, o, out, err);
-}
-
-static int slurm_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
-			   struct scn_error *err)
-{
-	return open_first(&tb_slurm_ops, path, o, out, err);
+	return pt_open_slots(path, o, out, 1, &n, err);
 }
 
 static int pt_open(const char *path, struct tb **out, struct scn_error *err)
 {
 	return pt_open_opts(path, NULL, out, err);
-}
-
-static int slurm_open(const char *path, struct tb **out, struct scn_error *err)
-{
-	return slurm_open_opts(path, NULL, out, err);
 }
 
 static int discover(struct tb_perftest *t, unsigned h, struct pt_devinfo *d,
@@ -198,54 +177,14 @@ static void pt_close(struct tb *tb)
 	free(t);
 }
 
-const struct tb_ops tb_perftest_ops = {
-	.kind = "perftest",
-	.open = pt_open,
-	.describe = pt_describe,
-	.apply = pt_tb_apply,
-	.measure = pt_tb_measure,
-	.close = pt_close,
-	.open_opts = pt_open_opts,
-	.open_slots = pt_open_slots,
-};
+/* One backend, three kinds of file: the kind decides how the slots are found. */
+#define PT_OPS(KIND)                                                                          \
+	{ .kind = KIND, .open = pt_open, .describe = pt_describe, .apply = pt_tb_apply,       \
+	  .measure = pt_tb_measure, .close = pt_close, .open_opts = pt_open_opts,             \
+	  .open_slots = pt_open_slots }
 
-static int kube_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
-			   unsigned max, unsigned *n, struct scn_error *err)
-{
-	return open_slots_with(&tb_kube_ops, path, o, out, max, n, err);
-}
-
-static int kube_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
-			  struct scn_error *err)
-{
-	return open_first(&tb_kube_ops, path, o, out, err);
-}
-
-static int kube_open(const char *path, struct tb **out, struct scn_error *err)
-{
-	return kube_open_opts(path, NULL, out, err);
-}
-
-/* kind kubernetes: perftest in pods selected by label, paired across nodes (pt_kube.c). */
-const struct tb_ops tb_kube_ops = {
-	.kind = "kubernetes",
-	.open = kube_open,
-	.describe = pt_describe,
-	.apply = pt_tb_apply,
-	.measure = pt_tb_measure,
-	.close = pt_close,
-	.open_opts = kube_open_opts,
-	.open_slots = kube_open_slots,
-};
-
+const struct tb_ops tb_perftest_ops = PT_OPS("perftest");
 /* kind slurm: perftest on the nodes of the Slurm allocation (pt_slurm.c). */
-const struct tb_ops tb_slurm_ops = {
-	.kind = "slurm",
-	.open = slurm_open,
-	.describe = pt_describe,
-	.apply = pt_tb_apply,
-	.measure = pt_tb_measure,
-	.close = pt_close,
-	.open_opts = slurm_open_opts,
-	.open_slots = slurm_open_slots,
-};
+const struct tb_ops tb_slurm_ops = PT_OPS("slurm");
+/* kind kubernetes: perftest in pods selected by label, paired across nodes (pt_kube.c). */
+const struct tb_ops tb_kube_ops = PT_OPS("kubernetes");

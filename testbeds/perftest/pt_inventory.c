@@ -330,12 +330,23 @@ static int read_opts(const struct ycfg_node *root, struct pt_inventory *inv,
 	return ycfg_opt_bool(root, "dry_run", false, &inv->dry_run, err);
 }
 
+/* `host:` of kind slurm and kubernetes: what every node or pod has (sudo, RNIC, eSwitch). */
+static int read_template(const struct ycfg_node *root, struct pt_host *t, struct scn_error *err)
+{
+	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
+	struct ycfg_node n;
+	int rc;
+
+	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
+		return rc;
+	return read_host_body(&n, t, err);
+}
+
 /* kind slurm: the node list, the pairing and the host template (no hosts, no pairs). */
 static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
 		      struct scn_error *err)
 {
 	static const char *const sk[] = { "nodes", "pairing", NULL };
-	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
 	static const char *const pairings[] = { "nodes", "loopback", NULL };
 	struct ycfg_node n, e;
 	int rc, pairing = 0;
@@ -348,9 +359,7 @@ static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
 	     (ycfg_get(&n, "pairing", &e) == 0 && (rc = ycfg_enum(&e, pairings, &pairing, err)) < 0)))
 		return rc;
 	inv->slurm_loopback = pairing == 1;
-	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
-		return rc;
-	return read_host_body(&n, &inv->tmpl, err);
+	return read_template(root, &inv->tmpl, err);
 }
 
 /* kind kubernetes: the label selector, where the pods are and the host template. */
@@ -358,7 +367,6 @@ static int read_kube(const struct ycfg_node *root, struct pt_inventory *inv,
 		     struct scn_error *err)
 {
 	static const char *const kk[] = { "selector", "namespace", "container", "context", NULL };
-	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
 	struct pt_host *t = &inv->tmpl;
 	struct ycfg_node n;
 	int rc;
@@ -374,9 +382,7 @@ static int read_kube(const struct ycfg_node *root, struct pt_inventory *inv,
 	    (rc = get_str(&n, "context", false, CK_NAME, t->kcontext, sizeof(t->kcontext),
 			  err)) < 0)
 		return rc;
-	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
-		return rc;
-	return read_host_body(&n, t, err);
+	return read_template(root, t, err);
 }
 
 static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
