@@ -116,6 +116,18 @@ out:
 	return rc;
 }
 
+int tb_kind_ops(const char *path, const struct tb_ops **ops, struct scn_error *err)
+{
+	char kind[64];
+	int rc = read_kind(path, kind, sizeof(kind), err);
+
+	*ops = NULL;
+	for (size_t i = 0; rc == 0 && i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(kind, backends[i]->kind) == 0)
+			*ops = backends[i];
+	return rc;
+}
+
 int tb_open(const char *path, struct tb **out, struct scn_error *err)
 {
 	return tb_open_opts(path, NULL, out, err);

@@ -118,6 +118,8 @@ int tb_open(const char *path, struct tb **out, struct scn_error *err);
 /* tb_open with options (O NULL: same as tb_open). */
 int tb_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
 		 struct scn_error *err);
+/* The backend of the testbed file PATH (its `kind:`), without opening it. */
+int tb_kind_ops(const char *path, const struct tb_ops **ops, struct scn_error *err);
 int tb_describe(struct tb *tb, struct tb_description *d, struct scn_error *err);
 int tb_apply(struct tb *tb, const struct gen_rules *rules, struct scn_error *err);
 int tb_measure(struct tb *tb, const struct gen_traffic *t, uint64_t seed, struct tb_sample *out,

@@ -40,20 +40,16 @@ int tb_pool_check_alike(const char *path, const struct tb_description *d, unsign
 static int open_slots(const char *path, const struct tb_open_opts *o, struct tb_pool *p,
 		      struct scn_error *err)
 {
-	struct tb *first = NULL;
-	const struct tb_ops *ops;
-	int rc = tb_open_opts(path, o, &first, err);
+	const struct tb_ops *ops = NULL;
+	int rc = tb_kind_ops(path, &ops, err);
 
 	if (rc < 0)
 		return rc;
-	ops = first->ops;
-	if (!ops->open_slots || (o && o->dry_run)) {
-		p->slot[0] = first;
-		p->n = 1;
-		return 0;
-	}
-	tb_close(first); /* opened to learn the backend (and check the file) */
-	return ops->open_slots(path, o, p->slot, TB_POOL_MAX, &p->n, err);
+	if (ops->open_slots && !(o && o->dry_run))
+		return ops->open_slots(path, o, p->slot, TB_POOL_MAX, &p->n, err);
+	rc = tb_open_opts(path, o, &p->slot[0], err);
+	p->n = rc == 0;
+	return rc;
 }
 
 int tb_pool_open(const char *path, const struct tb_open_opts *o, struct tb_pool **out,

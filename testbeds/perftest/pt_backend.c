@@ -74,14 +74,40 @@ static int pt_open_slots(const char *path, const struct tb_open_opts *o, struct 
 	return rc;
 }
 
-/* The file's first slot (the whole file unless it is a pool). */
+/* The file's first slot (the whole file unless it is a pool). A slurm or kubernetes file
+ * is only read here: its first slot is found when the testbed is first described
+ * (expand_first), so that opening a file runs no command. */
 static int pt_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
 			struct scn_error *err)
 {
+	struct pt_inventory *inv = NULL;
 	unsigned n = 0;
+	int rc;
 
 	*out = NULL;
+	if ((rc = pt_inventory_load(path, &inv, err)) < 0)
+		return rc;
+	if (inv->slurm || inv->kube)
+		return open_inventory(path, inv, ops_of(inv), o, out, err);
+	pt_inventory_free(inv);
 	return pt_open_slots(path, o, out, 1, &n, err);
+}
+
+/* A slurm or kubernetes testbed opened as one: its first slot, from the allocation or the
+ * pods, replaces the file's inventory (the port range stays the file's). */
+static int expand_first(struct tb_perftest *t, struct scn_error *err)
+{
+	struct pt_inventory *slot = NULL;
+	unsigned n = 0;
+	int rc;
+
+	if (!(t->inv->slurm || t->inv->kube) || t->inv->n_hosts > 0)
+		return 0;
+	if ((rc = pt_slots_of(t->inv, &slot, 1, &n, err)) < 0)
+		return rc;
+	pt_inventory_free(t->inv);
+	t->inv = slot;
+	return 0;
 }
 
 static int pt_open(const char *path, struct tb **out, struct scn_error *err)
@@ -132,6 +158,8 @@ static int pt_describe(struct tb *tb, struct tb_description *d, struct scn_error
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	if ((rc = expand_first(t, err)) < 0)
+		return rc;
 	snprintf(d->kind, sizeof(d->kind), "perftest");
 	if (t->dry_run)
 		fprintf(t->dry, "describe: discover the RNICs\n");
