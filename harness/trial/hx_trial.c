@@ -94,15 +94,18 @@ static void rules_key(const struct gen_levels *l, char out[33])
  * points measured before it (nor on whether the campaign was resumed in between). */
 static int reset_rules(struct hx_runner *r, struct hx_slot *sl, struct scn_error *err)
 {
+	struct hx_pool *p = pool_of(r);
+	struct hx_rules *empty = NULL;
 	struct gen_levels none;
-	struct gen_rules *empty = NULL;
+	char key[33];
 	int rc;
 
 	gen_levels_neutral(&none);
-	rc = gen_rules_build(NULL, NULL, &none, r->seed, &empty, err);
+	rules_key(&none, key);
+	rc = hx_pool_rules(p, &none, key, r->seed, &empty, err);
 	if (rc == 0)
-		rc = tb_apply(sl->tb, empty, err);
-	gen_rules_free(empty);
+		rc = tb_apply(sl->tb, empty->rules, err);
+	hx_pool_rules_put(p, empty);
 	sl->needs_reset = false;
 	return rc;
 }
