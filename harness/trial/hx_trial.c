@@ -199,10 +199,11 @@ static bool slot_failure(int rc, const struct scn_error *err)
 }
 
 /* Measure on a free slot (P->mu held, released while measuring). A slot that fails is taken
- * out and the trial runs on another, while one is left; *SLOT is the one that measured. */
+ * out and the trial runs on another, while one is left; *SLOT is the one that measured,
+ * *STARTED when it began. */
 static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct gen_levels *l,
 			  const char *key, int repeat, struct tb_sample *s, unsigned *slot,
-			  struct scn_error *err)
+			  double *started, struct scn_error *err)
 {
 	char want[33];
 
@@ -216,6 +217,7 @@ static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct g
 					     "failed (the last, %s); repeat %d not measured",
 					     p->last_lost, repeat + 1);
 		pthread_mutex_unlock(&p->mu);
+		*started = wall_clock(); /* on its slot: waiting for one is not the trial's time */
 		rc = measure_on(r, &p->slot[i], l, key, repeat, s, err);
 		pthread_mutex_lock(&p->mu);
 		if (!slot_failure(rc, err) || p->n == 1) {
@@ -267,7 +269,7 @@ static int measure_new(struct hx_runner *r, struct hx_pool *p, const struct gen_
 {
 	char pkey[33], json[4096];
 	struct tb_sample s;
-	double started = wall_clock();
+	double started = 0;
 	unsigned slot = 0;
 	int64_t point;
 	int rc;
@@ -280,7 +282,7 @@ static int measure_new(struct hx_runner *r, struct hx_pool *p, const struct gen_
 	rc = res_point_upsert(r->db, r->campaign, pkey, hx_point_json(l, json, sizeof(json)),
 			      "default", phase, &point, err);
 	if (rc == 0)
-		rc = measure_pooled(r, p, l, key, repeat, &s, &slot, err);
+		rc = measure_pooled(r, p, l, key, repeat, &s, &slot, &started, err);
 	if (rc == 0)
 		rc = store_trial(r, l, key, point, repeat, &s, slot, started, out, err);
 	if (rc == 0)
