@@ -20,6 +20,9 @@
  * significant; otherwise the wall search says the symptom is not decided at this noise.
  * A level that is undecided (beyond the threshold but not significant, or failures not yet
  * significant) gets more repeats first, up to the plan's max_repeats (sequential testing).
+ * On a runner of several slots the searches of different dimensions and baselines run at
+ * once, one thread each; each decides from its own trials only, so the walls are those of
+ * one search after another.
  */
 #include <errno.h>
 #include <math.h>

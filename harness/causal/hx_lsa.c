@@ -15,6 +15,8 @@
  * points carry no information (sensitivity 0, empty interval). A dimension is a candidate
  * when an interval excludes zero; "undecided" when an estimate is beyond the plan's threshold
  * but its interval still contains zero (more repeats would decide).
+ * The moves are listed first and their points measured at once on a pool of slots
+ * (hx_eval_prefetch; nothing happens with one slot), then taken in the same order.
  */
 #include <errno.h>
 #include <math.h>
