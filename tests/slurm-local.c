@@ -3,6 +3,7 @@
  * slurm-local: start and stop a one-node Slurm cluster for tests (slurm-local.h).
  */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +36,13 @@ static int write_conf(struct slurm_local *s)
 {
 	unsigned port = 17000u + (unsigned)getpid() % 20000u * 2u % 20000u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const struct passwd *pw = getpwuid(getuid()); /* the daemons run as whoever tests */
 	FILE *f = fopen(s->conf, "w");
 
-	if (!f)
+	if (!f || !pw)
 		return -1;
-	fprintf(f, "ClusterName=scalacn-test\nSlurmctldHost=%s\nSlurmUser=root\n"
-		"SlurmdUser=root\nAuthType=auth/munge\nAuthInfo=socket=%s/munge.sock\n"
+	fprintf(f, "ClusterName=scalacn-test\nSlurmctldHost=%s\nSlurmUser=%s\n"
+		"SlurmdUser=%s\nAuthType=auth/munge\nAuthInfo=socket=%s/munge.sock\n"
 		"CredType=cred/munge\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
 		"SchedulerType=sched/builtin\nSelectType=select/cons_tres\n"
 		"SelectTypeParameters=CR_Core\nStateSaveLocation=%s/state\n"
@@ -51,7 +53,8 @@ static int write_conf(struct slurm_local *s)
 		"AccountingStorageType=accounting_storage/none\n"
 		"NodeName=%s CPUs=%ld State=UNKNOWN\n"
 		"PartitionName=test Nodes=%s Default=YES MaxTime=INFINITE State=UP "
-		"OverSubscribe=YES\n", s->node, s->dir, s->dir, s->dir, s->dir, s->dir, s->dir,
+		"OverSubscribe=YES\n", s->node, pw->pw_name, pw->pw_name, s->dir, s->dir, s->dir,
+		s->dir, s->dir, s->dir,
 		s->dir, port, port + 1, s->node, cpus > 0 ? cpus : 1, s->node);
 	return fclose(f);
 }
