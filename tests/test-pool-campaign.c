@@ -5,7 +5,9 @@
  * same seed does (walls, causes, suspects, criteria: the JSON outcome without trial ids and
  * accounting), spreads its trials over the slots and records each one's slot; a pooled run
  * killed with SIGKILL and resumed keeps every trial committed before the kill and ends with
- * the uninterrupted result; --jobs beyond the slots runs as many as there are.
+ * the uninterrupted result; --jobs beyond the slots runs as many as there are; on a perftest
+ * pool (fake tools and kubectl, tests/ptfake.h) whose second pair's pod has lost perftest,
+ * that slot is taken out with a message and its trials run on the first.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -22,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "e2e_util.h"
+#include "ptfake.h"
 
 struct ctx {
 	const char *dir;
@@ -184,6 +187,82 @@ static void test_pool_campaign_kill9_then_resume_equals_uninterrupted(void **sta
 	free(resumed);
 }
 
+/* A kubectl that runs the command here, except perftest in pod "bad": gone, every time. */
+static const char bad_pod_kubectl[] =
+	"#!/bin/bash\n"
+	"bad=0; while [ $# -gt 0 ] && [ \"$1\" != -- ]; do [ \"$1\" = bad ] && bad=1; shift; done\n"
+	"shift; for a in \"$@\"; do case \"$a\" in *ib_write_lat) [ $bad = 1 ] && {\n"
+	"  echo 'error: unable to upgrade connection: pod bad not found' >&2; exit 1; };; esac\n"
+	"done; exec \"$@\"\n";
+
+/* A perftest pool (pool: true) of two pairs in DIR: pods good and bad. Returns its path. */
+static char *two_pair_pool(const char *dir, const char *fake)
+{
+	char text[1400], path[300];
+
+	snprintf(text, sizeof(text),
+		 "kind: perftest\nname: fake-pool\neswitch: none\npool: true\n"
+		 "perftest: {bin_dir: %s, run_s: 0.1}\n"
+		 "timeouts: {setup_s: 1, slack_s: 0.5, listen_s: 2}\nretries: 1\n"
+		 "ports: {base: %u, count: 32}\nhosts:\n"
+		 "  - {name: gs, transport: kubectl, kubectl: {pod: good}, data_ip: 127.0.0.1, "
+		 "rnic: {device: rxe0}}\n"
+		 "  - {name: gc, transport: kubectl, kubectl: {pod: good}, data_ip: 127.0.0.1, "
+		 "rnic: {device: rxe0}}\n"
+		 "  - {name: bs, transport: kubectl, kubectl: {pod: bad}, data_ip: 127.0.0.1, "
+		 "rnic: {device: rxe0}}\n"
+		 "  - {name: bc, transport: kubectl, kubectl: {pod: bad}, data_ip: 127.0.0.1, "
+		 "rnic: {device: rxe0}}\n"
+		 "pairs: [{client: gc, server: gs}, {client: bc, server: bs}]\n",
+		 fake, ptf_port_base(200));
+	snprintf(path, sizeof(path), "%s/two-pairs.yaml", dir);
+	assert_int_equal(e2e_write_file(path, text), 0);
+	return strdup(path);
+}
+
+/* Slot 1's pod loses perftest: the slot is taken out with a message, its trials run on
+ * slot 0, and the campaign ends as it would on one pair. */
+static void test_pool_campaign_failed_slot_taken_out(void **state)
+{
+	struct ctx *c = *state;
+	char plan[300], db[300], *fake, *tb, *table = ptf_lat_table("44.27"), *client = NULL;
+	char *path = NULL;
+	const char *args[] = { "run", plan, "--testbed", NULL, "--db", db, "--jobs", "2", NULL };
+	char *old = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	struct e2e_run r;
+
+	if (!ptf_usable())
+		skip();
+	fake = ptf_dir();
+	ptf_kubectl(fake); /* its ibv_devinfo */
+	free(ptf_write(fake, "kubectl", bad_pod_kubectl, true));
+	assert_true(asprintf(&client, "cat <<'END'\n%sEND\n", table) > 0);
+	ptf_tool(fake, "ib_write_lat", client);
+	tb = two_pair_pool(c->dir, fake);
+	args[3] = tb;
+	snprintf(plan, sizeof(plan), "%s/lat.yaml", c->dir);
+	snprintf(db, sizeof(db), "%s/lost.db", c->dir);
+	assert_int_equal(e2e_write_file(plan, "name: lat\nseed: 3\nrepeats: 2\nverbs: [write]\n"
+					"metrics: [lat]\ndimensions:\n  - name: server.decap_masks\n"
+					"    levels: [2]\n    neutral: 0\n"), 0);
+	assert_true(asprintf(&path, "%s:%s", fake, old) > 0);
+	setenv("PATH", path, 1);
+	assert_in_range(e2e_scalacn_run(&r, args), 0, 1);
+	setenv("PATH", old, 1);
+	assert_non_null(strstr(r.err, "scalacn: testbed slot 1 taken out of the pool (1 left): "));
+	assert_non_null(strstr(r.err, "its trial runs again on another slot"));
+	e2e_run_free(&r);
+	assert_true(e2e_trial_count(db) > 4);
+	assert_int_equal(e2e_sql_long(db, "SELECT count(*) FROM trials WHERE slot != 0"), 0);
+	assert_int_equal(e2e_sql_long(db, "SELECT count(*) FROM trials WHERE status != 'ok'"), 0);
+	free(path);
+	free(old);
+	free(client);
+	free(table);
+	free(tb);
+	ptf_rmdir(fake);
+}
+
 #define T(fn) cmocka_unit_test(fn)
 
 int main(void)
@@ -191,6 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_pool_campaign_decides_as_serial),
 		T(test_pool_campaign_jobs_capped_by_slots),
+		T(test_pool_campaign_failed_slot_taken_out),
 		T(test_pool_campaign_kill9_then_resume_equals_uninterrupted),
 	};
 
