@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 4
+#define RES_SCHEMA_VERSION 5
 
 struct res_db;
 
@@ -127,6 +127,7 @@ struct res_trial {
 	char verb[8];
 	char metric[8];          /* "bw" or "lat" */
 	int repeat;
+	unsigned slot;           /* the testbed slot (host pair) that measured it, 0-based */
 	struct res_sample sample;
 	double started, finished;
 };

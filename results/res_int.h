@@ -54,8 +54,8 @@ struct res_db {
 #define RES_TRIAL_COLS                                                                      \
 	"t.id, t.campaign, t.point, t.key, t.verb, t.metric, t.repeat, t.status, t.bw_gbps, " \
 	"t.msg_rate_mpps, t.lat_median_us, t.lat_p99_us, t.cost_s, t.counters_json, "       \
-	"t.started, t.finished"
-#define RES_TRIAL_NCOLS 16
+	"t.started, t.finished, t.slot"
+#define RES_TRIAL_NCOLS 17
 
 /* Migration FROM -> FROM + 1 as SQL text (res_schema.c); NULL when FROM is out of range. */
 const char *res_migration_sql(int from);

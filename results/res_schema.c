@@ -166,6 +166,10 @@ static const char *const migrations[] = {
 	"  status TEXT NOT NULL DEFAULT '',"
 	"  drifted INTEGER NOT NULL DEFAULT 0,"
 	"  UNIQUE (campaign, name));",
+	/* 4 -> 5: a pooled campaign (`run --jobs K` on a testbed of K slots) records which
+	 * slot (client/server pair, 0-based) measured each trial. Trials stored before
+	 * version 5 ran on the testbed's only pair: they read back as slot 0. */
+	"ALTER TABLE trials ADD COLUMN slot INTEGER NOT NULL DEFAULT 0 CHECK (slot >= 0);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

@@ -49,6 +49,7 @@ void res_trial_row(sqlite3_stmt *st, struct res_trial *t)
 	res_col_buf(st, 13, s->counters_json, sizeof(s->counters_json));
 	t->started = sqlite3_column_double(st, 14);
 	t->finished = sqlite3_column_double(st, 15);
+	t->slot = (unsigned)sqlite3_column_int(st, 16);
 }
 
 static int check_trial(struct res_db *db, const struct res_trial *t, struct scn_error *err)
@@ -93,6 +94,7 @@ static void bind_trial(sqlite3_stmt *st, const struct res_trial *t)
 		sqlite3_bind_text(st, 13, "{}", 2, SQLITE_STATIC);
 	sqlite3_bind_double(st, 14, t->started);
 	sqlite3_bind_double(st, 15, t->finished);
+	sqlite3_bind_int(st, 16, (int)t->slot);
 }
 
 /* BEGIN IMMEDIATE; INSERT; COMMIT. On success t->id is the new row id. -ENOENT when the

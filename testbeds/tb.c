@@ -81,7 +81,8 @@ bool tb_sample_judge(struct tb_sample *s, enum gen_metric metric, const char *ev
 }
 
 /* Backends built into this version, and kinds known but not built. */
-static const struct tb_ops *const backends[] = { &tb_sim_ops, &tb_perftest_ops };
+static const struct tb_ops *const backends[] = { &tb_sim_ops, &tb_perftest_ops, &tb_slurm_ops,
+						 &tb_kube_ops };
 static const char *const not_built[] = { "vm" };
 
 static int read_kind(const char *path, char *kind, size_t len, struct scn_error *err)
@@ -108,10 +109,22 @@ static int read_kind(const char *path, char *kind, size_t len, struct scn_error 
 		if (strcmp(s, backends[i]->kind) == 0)
 			rc = 0;
 	if (rc)
-		rc = ycfg_error(&n, err, "unknown testbed kind '%s' (known: sim, perftest; not "
+		rc = ycfg_error(&n, err, "unknown testbed kind '%s' (known: sim, perftest, slurm, kubernetes; not "
 				"built yet: vm)", s);
 out:
 	ycfg_free(doc);
+	return rc;
+}
+
+int tb_kind_ops(const char *path, const struct tb_ops **ops, struct scn_error *err)
+{
+	char kind[64];
+	int rc = read_kind(path, kind, sizeof(kind), err);
+
+	*ops = NULL;
+	for (size_t i = 0; rc == 0 && i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(kind, backends[i]->kind) == 0)
+			*ops = backends[i];
 	return rc;
 }
 

@@ -105,6 +105,11 @@ struct tb_ops {
 	/* Optional (NULL: only open): open with struct tb_open_opts. */
 	int (*open_opts)(const char *path, const struct tb_open_opts *o, struct tb **out,
 			 struct scn_error *err);
+	/* Optional (NULL: the file is one slot): open every slot (independent client/server
+	 * pair) the file declares, at most MAX, into OUT[0..*N-1]. Each is a struct tb of
+	 * this backend; tb_pool_open checks they are alike. */
+	int (*open_slots)(const char *path, const struct tb_open_opts *o, struct tb **out,
+			  unsigned max, unsigned *n, struct scn_error *err);
 };
 
 /* Open a testbed from its YAML file: reads "kind:" and dispatches to the backend. Bad files
@@ -113,6 +118,8 @@ int tb_open(const char *path, struct tb **out, struct scn_error *err);
 /* tb_open with options (O NULL: same as tb_open). */
 int tb_open_opts(const char *path, const struct tb_open_opts *o, struct tb **out,
 		 struct scn_error *err);
+/* The backend of the testbed file PATH (its `kind:`), without opening it. */
+int tb_kind_ops(const char *path, const struct tb_ops **ops, struct scn_error *err);
 int tb_describe(struct tb *tb, struct tb_description *d, struct scn_error *err);
 int tb_apply(struct tb *tb, const struct gen_rules *rules, struct scn_error *err);
 int tb_measure(struct tb *tb, const struct gen_traffic *t, uint64_t seed, struct tb_sample *out,

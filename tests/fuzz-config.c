@@ -135,6 +135,11 @@ static void inventory(void)
 		check_error(rc, &err);
 		return;
 	}
+	if (inv && (inv->slurm || inv->kube)) { /* hosts come from the allocation or the pods */
+		check(inv->n_hosts == 0 && inv->pool && (!inv->kube || inv->kube_selector[0]));
+		pt_inventory_free(inv);
+		return;
+	}
 	check(inv && inv->n_hosts >= 1 && inv->n_hosts <= PT_MAX_HOSTS);
 	check(inv->n_pairs >= 1 && inv->n_pairs <= PT_MAX_PAIRS);
 	for (unsigned i = 0; i < inv->n_pairs; i++)

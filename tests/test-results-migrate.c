@@ -4,7 +4,8 @@
  * scalacn (tests/fixtures/store-v1/v1.db, schema version 1: unmeasured values stored as 0),
  * the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
  * NAN in struct res_sample, an empty CSV field), and schema 3's causes and suspects with
- * their evidence. Assumes SCALACN_FIXTURES (tests/meson.build).
+ * their evidence, and schema 5's trial slot (the host pair of a pooled run). Assumes
+ * SCALACN_FIXTURES (tests/meson.build).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,7 +266,7 @@ static void test_results_migrate_criteria_and_phases(void **state)
 
 	copy_fixture("store-v1/v1.db", f->path);
 	assert_int_equal(res_open(f->path, false, &db, &err), 0);
-	assert_int_equal(res_schema_version(db), 4);
+	assert_int_equal(res_schema_version(db), 5);
 	memset(got, 0, sizeof(got));
 	assert_int_equal(res_criterion_each(db, 1, see_criterion, got, &err), 0);
 	assert_int_equal(got[0].id, 0);
@@ -287,6 +288,35 @@ static void test_results_migrate_criteria_and_phases(void **state)
 	res_close(db);
 }
 
+/* Schema 5: trials stored before it ran on the only host pair and read back as slot 0; a
+ * pooled trial keeps the slot that measured it. */
+static void test_results_migrate_slot_column(void **state)
+{
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	struct res_trial t = { .repeat = 0, .slot = 3 }, got;
+	char key[33];
+
+	copy_fixture("store-v1/v1.db", f->path);
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	res_close(db);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials WHERE slot = 0"), 36);
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	snprintf(key, sizeof(key), "%s", "slot-three");
+	snprintf(t.key, sizeof(t.key), "%s", key);
+	snprintf(t.verb, sizeof(t.verb), "write");
+	snprintf(t.metric, sizeof(t.metric), "bw");
+	snprintf(t.sample.status, sizeof(t.sample.status), "ok");
+	t.sample.bw_gbps = 90;
+	t.sample.msg_rate_mpps = t.sample.lat_median_us = t.sample.lat_p99_us = NAN;
+	assert_int_equal(res_trial_put(db, &t, &err), 0);
+	assert_int_equal(res_trial_get(db, key, &got, &err), 0);
+	assert_int_equal(got.slot, 3);
+	res_close(db);
+	assert_int_equal(sql_int(f->path, "SELECT slot FROM trials WHERE key = 'slot-three'"), 3);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -296,6 +326,7 @@ int main(void)
 		T(test_results_unmeasured_roundtrip_null),
 		T(test_results_migrate_causes_supported_and_evidence),
 		T(test_results_migrate_criteria_and_phases),
+		T(test_results_migrate_slot_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,13 @@
  * significant; otherwise the wall search says the symptom is not decided at this noise.
  * A level that is undecided (beyond the threshold but not significant, or failures not yet
  * significant) gets more repeats first, up to the plan's max_repeats (sequential testing).
+ * On a runner of several slots the searches of different dimensions and baselines run at
+ * once, one thread each; each decides from its own trials only, so the walls are those of
+ * one search after another.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,11 +317,78 @@ static int search_one(struct hx_runner *r, const struct hx_plan *p, const struct
 	return rc;
 }
 
+/* One wall search (a scale dimension against one baseline), run by its own thread when
+ * the runner has several slots; its sequential-testing counts are merged after. */
+struct search_job {
+	struct hx_runner *r;
+	const struct hx_plan *p;
+	const struct hx_plan_dim *d;
+	const struct hx_baseline *b;
+	struct hx_wall *w;
+	struct hx_seq seq;
+	struct scn_error err;
+	int rc;
+};
+
+static void *search_thread(void *arg)
+{
+	struct search_job *j = arg;
+
+	scn_error_clear(&j->err);
+	j->rc = search_one(j->r, j->p, j->d, j->b, j->w, &j->seq, &j->err);
+	return NULL;
+}
+
+static void seq_merge(struct hx_seq *to, const struct hx_seq *q)
+{
+	to->points += q->points;
+	to->trials += q->trials;
+	to->undecided += q->undecided;
+	if (q->max_n > to->max_n)
+		to->max_n = q->max_n;
+}
+
+/* Run the N searches: one after another, or at once on a pool. The first error, in
+ * order, is returned; the searches' counts are merged in order. */
+static int run_searches(struct hx_runner *r, struct search_job *job, unsigned n,
+			struct hx_outcome *o, struct scn_error *err)
+{
+	pthread_t th[HX_MAX_WALLS];
+	bool started[HX_MAX_WALLS] = { false };
+	bool pooled = n > 1 && !r->dry_run && hx_runner_width(r) > 1;
+	int rc = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (pooled)
+			started[i] = pthread_create(&th[i], NULL, search_thread, &job[i]) == 0;
+		if (started[i])
+			continue;
+		search_thread(&job[i]);
+		if (job[i].rc < 0 && !pooled)
+			break; /* one after another: stop at the first error */
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (rc == 0 && job[i].rc < 0) {
+			rc = job[i].rc;
+			*err = job[i].err;
+		}
+		seq_merge(&o->seq, &job[i].seq);
+	}
+	return rc;
+}
+
 int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err)
 {
+	struct search_job *job = calloc(HX_MAX_WALLS, sizeof(*job));
 	unsigned long planned = 0;
+	unsigned n = 0;
+	int rc;
 
+	if (!job)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "wall search: out of memory");
 	for (unsigned i = 0; i < p->n_dims; i++)
 		if (p->dims[i].scale)
 			planned += p->dims[i].n_levels;
@@ -325,14 +396,17 @@ int hx_phase_walls(struct hx_runner *r, const struct hx_plan *p, struct hx_outco
 	for (unsigned i = 0; i < p->n_dims; i++) {
 		if (!p->dims[i].scale)
 			continue;
-		for (unsigned b = 0; b < o->n_baselines && o->n_walls < HX_MAX_WALLS; b++) {
-			int rc = search_one(r, p, &p->dims[i], &o->baselines[b],
-					    &o->walls[o->n_walls], &o->seq, err);
-
-			o->n_walls++;
-			if (rc < 0)
-				return rc;
-		}
+		for (unsigned b = 0; b < o->n_baselines && o->n_walls + n < HX_MAX_WALLS; b++, n++)
+			job[n] = (struct search_job){ .r = r, .p = p, .d = &p->dims[i],
+						      .b = &o->baselines[b],
+						      .w = &o->walls[o->n_walls + n], .rc = 1 };
 	}
-	return 0;
+	rc = run_searches(r, job, n, o, err);
+	for (unsigned i = 0; i < n && job[i].rc != 1; i++) {
+		o->n_walls++; /* the searches that ran, up to the first that failed */
+		if (job[i].rc < 0)
+			break;
+	}
+	free(job);
+	return rc;
 }

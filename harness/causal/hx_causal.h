@@ -78,6 +78,12 @@ void hx_eval_free(struct hx_eval *e);
  * hx_eval_free. */
 int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *phase,
 		  const struct hx_point_result **out, struct scn_error *err);
+/* Measure the points L[0..N-1] at once (the plan's repeats each), on a runner of several
+ * slots, so that the hx_eval_point calls that follow find them memoised; with one slot (or
+ * a custom FN) it does nothing and each is measured when asked. For points a strategy
+ * asks for whatever their results: the same trials are measured, only sooner. */
+int hx_eval_prefetch(struct hx_eval *e, const struct gen_levels *l, unsigned n,
+		     const char *phase, struct scn_error *err);
 /* The same point grown to REPEATS repeats (sequential testing); the pointer hx_eval_point
  * returned for L sees the new repeats too. */
 int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,

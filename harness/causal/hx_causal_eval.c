@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,99 @@ int hx_eval_point(struct hx_eval *e, const struct gen_levels *l, const char *pha
 		  const struct hx_point_result **out, struct scn_error *err)
 {
 	return eval_at(e, l, phase, 0, 0, out, err);
+}
+
+/* One point of a prefetch, measured by its own thread. */
+struct fetch_job {
+	struct hx_runner *r;
+	struct gen_levels rl;
+	const char *phase;
+	struct eval_entry *s;
+	struct scn_error err;
+	int rc;
+	bool threaded;
+	pthread_t th;
+};
+
+static void *fetch_thread(void *arg)
+{
+	struct fetch_job *j = arg;
+
+	scn_error_clear(&j->err);
+	j->rc = hx_point_run(j->r, &j->rl, j->phase, j->s->r, &j->err);
+	return NULL;
+}
+
+/* Memo entries (allocated, counted used) for the points of L[] not yet in the memo. */
+static int fetch_entries(struct hx_eval *e, const struct gen_levels *l, unsigned n,
+			 const char *phase, struct fetch_job *job, unsigned *nj,
+			 struct scn_error *err)
+{
+	*nj = 0;
+	while ((e->used + n + 1) * 2 > e->cap) /* no growing below: entries stay put */
+		if (grow(e) < 0)
+			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		struct fetch_job *j = &job[*nj];
+		int rc = slot_for(e, &l[i], 0, &j->rl, &j->s, err);
+
+		if (rc < 0)
+			return rc;
+		if (j->s->r)
+			continue;
+		if (!(j->s->r = calloc(1, sizeof(*j->s->r))))
+			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+		e->used++;
+		j->r = e->runner;
+		j->phase = phase;
+		(*nj)++;
+	}
+	return 0;
+}
+
+int hx_eval_prefetch(struct hx_eval *e, const struct gen_levels *l, unsigned n,
+		     const char *phase, struct scn_error *err)
+{
+	struct fetch_job *job;
+	double before;
+	unsigned nj = 0;
+	int rc;
+
+	if (e->fn != runner_point || n < 2 || e->runner->dry_run || hx_runner_width(e->runner) < 2)
+		return 0; /* one slot (or a custom evaluator): measured when asked */
+	if (!(job = calloc(n, sizeof(*job))))
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	before = e->runner->cost_s;
+	rc = fetch_entries(e, l, n, phase, job, &nj, err);
+	for (unsigned i = 0; i < nj; i++) {
+		if (rc < 0) { /* no entry may stay empty in the memo */
+			job[i].rc = rc;
+			continue;
+		}
+		job[i].threaded = pthread_create(&job[i].th, NULL, fetch_thread, &job[i]) == 0;
+		if (!job[i].threaded)
+			fetch_thread(&job[i]);
+	}
+	for (unsigned i = 0; i < nj; i++) {
+		struct fetch_job *j = &job[i];
+
+		if (j->threaded)
+			pthread_join(j->th, NULL);
+		if (j->rc < 0) { /* not memoised: the campaign stops with the first error */
+			if (rc == 0)
+				*err = j->err;
+			rc = rc ? rc : j->rc;
+			free(j->s->r);
+			j->s->r = NULL;
+			e->used--;
+			continue;
+		}
+		e->points++; /* its summary is robust already (hx_point_finish) */
+		e->trials += j->s->r->n;
+	}
+	e->cost_s += e->runner->cost_s - before;
+	free(job);
+	return rc;
 }
 
 int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,

@@ -15,8 +15,12 @@
  * points carry no information (sensitivity 0, empty interval). A dimension is a candidate
  * when an interval excludes zero; "undecided" when an estimate is beyond the plan's threshold
  * but its interval still contains zero (more repeats would decide).
+ * The moves are listed first and their points measured at once on a pool of slots
+ * (hx_eval_prefetch; nothing happens with one slot), then taken in the same order.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -130,53 +134,99 @@ static int one_move(struct hx_eval *e, const struct hx_plan *p, const struct hx_
 	return 0;
 }
 
+/* One step of the analysis: plan dimension DIM moved to TO (toward neutral or away). */
+struct lsa_move {
+	unsigned dim;
+	double to;
+	bool toward;
+};
+
+/* A dimension at neutral: a non-scale one moves one level away on each side and to each
+ * end of its axis (a categorical one to the next category). */
+static unsigned moves_from_neutral(const struct hx_plan_dim *d, unsigned i, const double *axis,
+				   unsigned n, unsigned k, struct lsa_move *mv)
+{
+	unsigned m = 0;
+
+	if (d->scale)
+		return 0;
+	for (unsigned j = 0; j < n; j++)
+		if ((d->dim->kind == GEN_DIM_CATEGORICAL && j == (k + 1) % n && j != k) ||
+		    (d->dim->kind != GEN_DIM_CATEGORICAL && j != k &&
+		     (j + 1 == k || j == k + 1 || j == 0 || j == n - 1)))
+			mv[m++] = (struct lsa_move){ i, axis[j], false };
+	return m;
+}
+
+/* Plan dimension I at AT: its moves into MV, in the order the analysis takes them. */
+static unsigned dim_moves(const struct hx_plan *p, const struct gen_levels *at, unsigned i,
+			  struct lsa_move *mv)
+{
+	const struct hx_plan_dim *d = &p->dims[i];
+	double axis[HX_PLAN_MAX_LEVELS + 1];
+	unsigned n = hx_causal_axis(d, axis), k, kn, m = 0;
+	double cur = gen_levels_get(at, d->dim), away = NAN;
+
+	k = axis_index(axis, n, cur);
+	if (cur == d->neutral)
+		return moves_from_neutral(d, i, axis, n, k, mv);
+	kn = axis_index(axis, n, d->neutral);
+	if (d->dim->kind == GEN_DIM_CATEGORICAL) {
+		mv[m++] = (struct lsa_move){ i, d->neutral, true };
+		for (unsigned j = 1; j < n && isnan(away); j++)
+			if (axis[(k + j) % n] != d->neutral && (k + j) % n != k)
+				away = axis[(k + j) % n];
+	} else {
+		mv[m++] = (struct lsa_move){ i, axis[kn < k ? k - 1 : k + 1], true };
+		if (kn < k && k + 1 < n)
+			away = axis[k + 1];
+		else if (kn > k && k > 0)
+			away = axis[k - 1];
+	}
+	if (!isnan(away))
+		mv[m++] = (struct lsa_move){ i, away, false };
+	return m;
+}
+
+/* The points of the moves, measured at once on a pool (hx_eval_prefetch). */
+static int prefetch_moves(struct hx_eval *e, const struct gen_levels *at,
+			  const struct hx_plan *p, const struct lsa_move *mv, unsigned n,
+			  struct scn_error *err)
+{
+	struct gen_levels *pts = calloc(n ? n : 1, sizeof(*pts));
+	unsigned np = 0;
+	int rc;
+
+	if (!pts)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		pts[np] = *at;
+		if (gen_levels_set(&pts[np], p->dims[mv[i].dim].dim, mv[i].to, NULL) == 0)
+			np++;
+	}
+	rc = hx_eval_prefetch(e, pts, np, "lsa", err);
+	free(pts);
+	return rc;
+}
+
 int hx_lsa_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,
 	       const struct gen_levels *at, struct hx_lsa *out, struct scn_error *err)
 {
 	const struct hx_point_result *r_at;
-	double axis[HX_PLAN_MAX_LEVELS + 1];
+	struct lsa_move *mv = calloc(HX_PLAN_MAX_DIMS * (HX_PLAN_MAX_LEVELS + 1), sizeof(*mv));
+	unsigned n = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (!mv)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "analysis: out of memory");
 	rc = hx_eval_point(e, at, "lsa", &r_at, err);
-	if (rc < 0)
-		return rc;
-	for (unsigned i = 0; i < p->n_dims; i++) {
-		const struct hx_plan_dim *d = &p->dims[i];
-		unsigned n = hx_causal_axis(d, axis), k, kn;
-		double cur = gen_levels_get(at, d->dim), away = NAN;
-
-		k = axis_index(axis, n, cur);
-		if (cur == d->neutral) {
-			if (d->scale)
-				continue;
-			for (unsigned j = 0; j < n && rc == 0; j++)
-				if ((d->dim->kind == GEN_DIM_CATEGORICAL && j == (k + 1) % n && j != k) ||
-				    (d->dim->kind != GEN_DIM_CATEGORICAL && j != k &&
-				     (j + 1 == k || j == k + 1 || j == 0 || j == n - 1)))
-					rc = one_move(e, p, base, at, r_at, i, axis[j], false, out, err);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		kn = axis_index(axis, n, d->neutral);
-		if (d->dim->kind == GEN_DIM_CATEGORICAL) {
-			rc = one_move(e, p, base, at, r_at, i, d->neutral, true, out, err);
-			for (unsigned j = 1; j < n && isnan(away); j++)
-				if (axis[(k + j) % n] != d->neutral && (k + j) % n != k)
-					away = axis[(k + j) % n];
-		} else {
-			rc = one_move(e, p, base, at, r_at, i, axis[kn < k ? k - 1 : k + 1], true,
-				      out, err);
-			if (kn < k && k + 1 < n)
-				away = axis[k + 1];
-			else if (kn > k && k > 0)
-				away = axis[k - 1];
-		}
-		if (rc == 0 && !isnan(away))
-			rc = one_move(e, p, base, at, r_at, i, away, false, out, err);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	for (unsigned i = 0; rc == 0 && i < p->n_dims; i++)
+		n += dim_moves(p, at, i, mv + n);
+	if (rc == 0)
+		rc = prefetch_moves(e, at, p, mv, n, err);
+	for (unsigned i = 0; rc == 0 && i < n; i++)
+		rc = one_move(e, p, base, at, r_at, mv[i].dim, mv[i].to, mv[i].toward, out, err);
+	free(mv);
+	return rc;
 }

@@ -89,8 +89,7 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 		return scn_error_set(err, SCN_ERR_CONFIG, -ENAMETOOLONG,
 				     "compare: the testbed identity is too long: %s", e->identity);
 	}
-	r->needs_reset = true; /* alone: the first trial programs its rules on an empty NIC */
-	r->rules_key[0] = '\0';
+	hx_runner_forget_rules(r); /* alone: the first trial programs its rules on an empty NIC */
 	rc = new_campaign(e, r, s, err);
 	if (rc == 0)
 		rc = hx_phase_baseline(r, e->plan, o, err);

@@ -48,8 +48,5 @@ int hx_cmd_run(int argc, char **argv)
 	o.plan_path = argv[optind];
 	if (o.dry_run && (o.resume || o.junit_path))
 		return hx_usage_error("run", "--dry-run measures nothing: it takes neither --resume nor --junit");
-	if (o.jobs > 1 && !o.quiet)
-		fprintf(stderr, "scalacn: note: --jobs %u: this testbed drives one host pair, so trials run one at a time\n",
-			o.jobs);
 	return hx_campaign_run(&o);
 }

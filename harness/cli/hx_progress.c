@@ -113,9 +113,23 @@ static void observe_trial(void *ctx, double cost_s, bool cached)
 	hx_progress_trial(ctx, cost_s, cached);
 }
 
+/* Said even with --quiet: the campaign goes on with fewer slots. */
+static void observe_slot_lost(void *ctx, unsigned slot, unsigned alive, const char *why)
+{
+	struct hx_progress *p = ctx;
+
+	clear_line(p);
+	fprintf(p->out, "scalacn: testbed slot %u taken out of the pool (%u left): %s\n", slot,
+		alive, why);
+	if (alive)
+		fprintf(p->out, "scalacn: its trial runs again on another slot\n");
+	fflush(p->out);
+}
+
 void hx_progress_observer(struct hx_progress *p, struct hx_observer *o)
 {
 	o->ctx = p;
 	o->phase = observe_phase;
 	o->trial = observe_trial;
+	o->slot_lost = observe_slot_lost;
 }

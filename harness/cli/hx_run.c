@@ -18,6 +18,7 @@
 #include "harness/cli/hx_progress.h"
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
+#include "testbeds/tb_pool.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -46,7 +47,8 @@ static double unix_now(void)
 
 struct campaign_env {
 	struct hx_plan *plan;
-	struct tb *tb;
+	struct tb_pool *pool;         /* the testbed's slots; --jobs of them are used */
+	struct tb *tb;                /* slot 0 */
 	struct res_db *db;
 	struct res_lock *lock;        /* the database's writer lock, held while the campaign runs */
 	struct hx_runner runner;
@@ -89,6 +91,26 @@ static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
 	return rc;
 }
 
+/* The testbed as a pool; the runner gets min(--jobs, slots) of them. */
+static int open_slots(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
+{
+	struct tb_open_opts oo = { .dry_run = true, .dry_run_out = stdout };
+	struct tb *slots[TB_POOL_MAX];
+	unsigned n;
+	int rc = tb_pool_open(e->testbed_path, o->dry_run ? &oo : NULL, &e->pool, err);
+
+	if (rc < 0)
+		return rc;
+	n = tb_pool_size(e->pool) < o->jobs ? tb_pool_size(e->pool) : o->jobs;
+	for (unsigned i = 0; i < n; i++)
+		slots[i] = tb_pool_slot(e->pool, i);
+	e->runner.desc = *tb_pool_description(e->pool);
+	e->tb = slots[0];
+	if (hx_runner_slots(&e->runner, slots, n) < 0)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "run: out of memory");
+	return 0;
+}
+
 static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
 {
 	int rc = hx_plan_load(o->plan_path, &e->plan, err);
@@ -100,19 +122,8 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
 				     "%s names no testbed: give --testbed FILE or set 'testbed:' in the plan",
 				     o->plan_path);
-	if (o->dry_run) {
-		struct tb_open_opts oo = { .dry_run = true, .dry_run_out = stdout };
-
-		rc = tb_open_opts(e->testbed_path, &oo, &e->tb, err);
-	} else {
-		rc = tb_open(e->testbed_path, &e->tb, err);
-	}
-	if (rc < 0)
+	if ((rc = open_slots(e, o, err)) < 0)
 		return rc;
-	rc = tb_describe(e->tb, &e->runner.desc, err);
-	if (rc < 0)
-		return rc;
-	e->runner.tb = e->tb;
 	e->runner.seed = e->plan->seed;
 	e->runner.repeats = e->plan->repeats;
 	e->runner.stop = &stop_requested;
@@ -253,7 +264,7 @@ static void close_all(struct campaign_env *e)
 	hx_runner_release(&e->runner);
 	res_close(e->db);
 	res_unlock(e->lock);
-	tb_close(e->tb);
+	tb_pool_close(e->pool);
 	hx_plan_free(e->plan);
 }
 
@@ -297,6 +308,10 @@ int hx_campaign_run(const struct hx_run_opts *o)
 				 (long long)e.runner.campaign, e.plan->name, e.testbed_path,
 				 e.runner.desc.rnic_model, e.runner.desc.firmware,
 				 o->dry_run ? "none (dry run)" : o->db_path);
+		if (o->jobs > 1)
+			hx_progress_note(&e.progress, "--jobs %u: %u trials at once (the testbed has %u "
+					 "slot%s)", o->jobs, hx_runner_width(&e.runner),
+					 tb_pool_size(e.pool), tb_pool_size(e.pool) == 1 ? "" : "s");
 		rc = run_phases(&e, &err);
 		if ((rc == 0 || rc == -EDQUOT) && !o->dry_run)
 			rc = store_and_model(&e, rc, &err);

@@ -10,8 +10,11 @@
  * `failed`, evidence of its own kind (a failure rate, never a bandwidth of 0). Neither adds
  * a value.
  */
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -88,6 +91,59 @@ void hx_point_finish(struct hx_point_result *out, enum gen_metric m)
 		out->s.mean = NAN;
 }
 
+/* One repeat of a point, run by its own thread on a pool. */
+struct repeat_job {
+	struct hx_runner *r;
+	const struct gen_levels *l;
+	const char *phase;
+	int repeat, rc;
+	struct hx_trial_out out;
+	struct scn_error err;
+};
+
+static void *repeat_thread(void *arg)
+{
+	struct repeat_job *j = arg;
+
+	scn_error_clear(&j->err);
+	j->rc = hx_trial(j->r, j->l, j->phase, j->repeat, &j->out, &j->err);
+	return NULL;
+}
+
+/* Repeats FIRST + OUT->n .. FIRST + N - 1 at once (one thread each; the pool's slots bound
+ * how many measure), added in repeat order up to the first that failed. */
+static int extend_pooled(struct hx_runner *r, const struct gen_levels *l, const char *phase,
+			 int first, unsigned n, struct hx_point_result *out, struct scn_error *err)
+{
+	unsigned k = n - out->n;
+	struct repeat_job *job = calloc(k, sizeof(*job));
+	pthread_t th[HX_MAX_REPEATS];
+	bool started[HX_MAX_REPEATS];
+	int rc = 0;
+
+	if (!job)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "repeats: out of memory");
+	for (unsigned i = 0; i < k; i++) {
+		job[i] = (struct repeat_job){ .r = r, .l = l, .phase = phase,
+					      .repeat = first + (int)(out->n + i) };
+		started[i] = pthread_create(&th[i], NULL, repeat_thread, &job[i]) == 0;
+		if (!started[i])
+			repeat_thread(&job[i]); /* no thread to spare: run it here */
+	}
+	for (unsigned i = 0; i < k; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	for (unsigned i = 0; i < k && rc == 0; i++) {
+		rc = job[i].rc;
+		if (rc == 0)
+			hx_point_add(out, l, &job[i].out);
+		else if (err)
+			*err = job[i].err;
+	}
+	free(job);
+	return rc;
+}
+
 int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err)
 {
@@ -95,6 +151,12 @@ int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char 
 		n = HX_MAX_REPEATS;
 	if (out->n == 0)
 		snprintf(out->status, sizeof(out->status), "ok");
+	if (out->n + 1 < n && !r->dry_run && hx_runner_width(r) > 1) {
+		int rc = extend_pooled(r, l, phase, first, n, out, err);
+
+		if (rc < 0)
+			return rc;
+	}
 	while (out->n < n) {
 		struct hx_trial_out t;
 		int rc = hx_trial(r, l, phase, first + (int)out->n, &t, err);

@@ -8,7 +8,14 @@
  * next rule set is applied, so that the NIC's fallback hysteresis cannot carry one point's
  * state into the next (and a resumed campaign measures what an uninterrupted one did).
  *
- * The runner owns the current rule sets; the testbed, store and progress are borrowed.
+ * A runner drives one testbed (r->tb) or a pool of slots (hx_runner_slots: K client/server
+ * pairs, K trials at once): each slot keeps the rule sets it applied. Trials of one point's
+ * repeats, and the wall searches of different dimensions, run on the slots at once; every
+ * decision reads only its own trials, in repeat order, and a trial's noise comes from its
+ * key and the plan's seed alone, so a pooled campaign decides exactly what a serial one
+ * does. hx_trial may be called from several threads at once on one runner.
+ *
+ * The runner owns the slot pool and the rule sets; testbeds, store and progress are borrowed.
  */
 #ifndef HX_TRIAL_H
 #define HX_TRIAL_H
@@ -19,6 +26,7 @@
 
 #include "generators/gen.h"
 #include "harness/plan/hx_plan.h"
+#include "harness/trial/hx_pool.h"  /* part of this door: the testbed slots */
 #include "harness/trial/hx_stats.h" /* part of this door: summaries and Welch's test */
 #include "results/res.h"
 #include "testbeds/tb.h"
@@ -29,13 +37,16 @@ struct hx_observer {
 	void *ctx;
 	void (*phase)(void *ctx, const char *phase, unsigned long planned_more);
 	void (*trial)(void *ctx, double cost_s, bool cached);
+	/* Slot SLOT failed (WHY: the testbed's message) and was taken out of the pool;
+	 * ALIVE slots are left. */
+	void (*slot_lost)(void *ctx, unsigned slot, unsigned alive, const char *why);
 };
 /* Tell O (may be NULL) that PHASE starts with PLANNED_MORE trials more, or that one ended. */
 void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned long planned_more);
 void hx_observe_trial(const struct hx_observer *o, double cost_s, bool cached);
 
 struct hx_runner {
-	struct tb *tb;                 /* borrowed */
+	struct tb *tb;                 /* borrowed; the one slot unless hx_runner_slots was called */
 	struct tb_description desc;
 	struct res_db *db;             /* borrowed */
 	int64_t campaign;
@@ -45,15 +56,14 @@ struct hx_runner {
 	const struct hx_observer *observer; /* borrowed, may be NULL */
 	volatile sig_atomic_t *stop;   /* set by a signal handler; checked between trials */
 	/* state */
-	struct gen_rules *rules;       /* currently applied */
-	char rules_key[33];            /* key of the levels the applied rules came from */
-	/* Built rule-set parts reused by content (made at the first build, one per runner, so
-	 * runners on different threads share nothing); no_rules_cache: build every rule set
-	 * from scratch (the reference the benchmarks and tests compare against). */
+	struct hx_pool *pool;          /* the slots (created from tb at the first trial) */
+	/* Built rule-set parts reused by content (made at the first build, shared by the
+	 * runner's slots: the cache is thread-safe and hx_pool_rules builds one at a time);
+	 * no_rules_cache: build every rule set from scratch (the reference the benchmarks and
+	 * tests compare against). */
 	struct gen_rules_cache *rules_cache;
 	bool no_rules_cache;
 	bool dry_run;                  /* print commands only: no store, numbers are NAN */
-	bool needs_reset;              /* rules fell back to software: clear before new rules */
 	double cost_s;                 /* testbed-seconds of this campaign's trials */
 	unsigned long measured, cached;
 };
@@ -63,10 +73,20 @@ struct hx_trial_out {
 	int64_t id;
 	struct res_sample sample;
 	bool cached;
+	unsigned slot;  /* the slot that measured it (a cached trial: the stored one) */
 };
 
 void hx_runner_init(struct hx_runner *r);
 void hx_runner_release(struct hx_runner *r);
+/* Run trials on the N slots TB[] (borrowed, alike: tb_pool.h) instead of r->tb; r->tb
+ * becomes TB[0]. Call before the first trial. 0, -EINVAL (N out of 1..HX_POOL_MAX) or
+ * -ENOMEM. */
+int hx_runner_slots(struct hx_runner *r, struct tb *const *tb, unsigned n);
+/* Slots in the pool (1 for a runner of one testbed). */
+/* Every slot as if its NIC held no rules: the next trial on it clears what it holds and
+ * programs its rules from scratch (compare runs each strategy as it would run alone). */
+void hx_runner_forget_rules(struct hx_runner *r);
+unsigned hx_runner_width(struct hx_runner *r);
 
 /* Run (or find) repeat REPEAT of the point L. PHASE is recorded with the point.
  * Returns 0, -EINTR when a stop was requested before it started, -EDQUOT when the budget is
@@ -106,7 +126,9 @@ int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *ph
 #define HX_DRIFT_REPEAT 2000
 
 /* Grow OUT (zeroed before the first call, or filled by an earlier call for the same L and
- * FIRST) to N repeats: runs repeats FIRST + OUT->n .. FIRST + N - 1 of L, then summarises. */
+ * FIRST) to N repeats: runs repeats FIRST + OUT->n .. FIRST + N - 1 of L (at once, one per
+ * slot, on a pool; added in repeat order), then summarises. On an error the repeats before
+ * the first failed one are kept in OUT and that error is returned. */
 int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err);
 /* Add one trial to OUT (its value, id, status, software share). */

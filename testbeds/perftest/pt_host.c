@@ -83,6 +83,20 @@ static int wrap_kubectl(const struct pt_host *h, char *const *cmd, const struct 
 	return rc;
 }
 
+/* One job step on the host's node in the current allocation. --overlap: the steps of one
+ * trial (server, client, tc, counters) and of other slots share the allocation's CPUs
+ * instead of waiting for each other; --kill-on-bad-exit ends the step with its task. */
+static int wrap_srun(const struct pt_host *h, char *const *cmd, const struct pt_wrap *w,
+		     struct pt_argv *out)
+{
+	int rc = pt_argv_addl(out, "srun", "--nodes=1", "--ntasks=1", "--overlap", "--quiet",
+			      "--kill-on-bad-exit=1", "--nodelist", h->node, "--", NULL);
+
+	if (!rc)
+		rc = inner(h, cmd, w, true, out);
+	return rc;
+}
+
 int pt_host_wrap(const struct pt_host *h, char *const *cmd, const struct pt_wrap *w,
 		 struct pt_argv *out)
 {
@@ -95,6 +109,8 @@ int pt_host_wrap(const struct pt_host *h, char *const *cmd, const struct pt_wrap
 		return wrap_ssh(h, cmd, w, out);
 	case PT_TR_KUBECTL:
 		return wrap_kubectl(h, cmd, w, out);
+	case PT_TR_SRUN:
+		return wrap_srun(h, cmd, w, out);
 	case PT_TR_LOCAL:
 	default:
 		return inner(h, cmd, w, false, out);

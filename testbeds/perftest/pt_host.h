@@ -8,7 +8,10 @@
  *                quoted for the remote shell (pt_sh_quote): the only shell on the way.
  *   kubectl: kubectl [--context C] exec [-i] [-n NS] POD [-c CONT] -- [timeout ...] CMD...
  *                (argv is passed as is, no shell).
- * Killing our local ssh or kubectl does not kill the remote process, so long-running remote
+ *   srun:    srun --nodes=1 --ntasks=1 --overlap --quiet --kill-on-bad-exit=1
+ *                --nodelist NODE -- [timeout ...] [sudo -n] CMD...  (a job step in the
+ *                allocation scalacn runs in; argv as is, no shell).
+ * Killing our local ssh, kubectl or srun does not kill the remote process, so long-running remote
  * commands get `timeout -s KILL T` (coreutils) in front.
  *
  * Ownership: the caller initialises and frees OUT (pt_argv_free).

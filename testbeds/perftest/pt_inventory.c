@@ -14,13 +14,33 @@
 #include "testbeds/perftest/pt_inventory.h"
 #include "yamlcfg/ycfg.h"
 
-enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_ANY };
+enum check { CK_NAME, CK_HOST, CK_PATH, CK_IPV4, CK_NODES, CK_SELECTOR, CK_ANY };
+
+/* A label selector ("app=perftest,tier in (rdma)"): it reaches kubectl as one argv word. */
+static int valid_selector(const char *s, struct scn_error *err)
+{
+	if (!s[0] || s[0] == '-' ||
+	    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:,/=!()- ")])
+		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "not a label selector "
+				     "(letters, digits, '_.:,/=!()- ', not starting with '-')");
+	return 0;
+}
+
+/* A Slurm node list ("n[01-04],gpu7"): it reaches scontrol as one argv word. */
+static int valid_nodes(const char *s, struct scn_error *err)
+{
+	if (s[0] == '-' || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_.:,[]-")] != '\0')
+		return scn_error_set(err, SCN_ERR_CONFIG, -EINVAL, "not a Slurm node list "
+				     "(letters, digits, '_.:,[]-', not starting with '-')");
+	return 0;
+}
 
 const char *pt_transport_name(enum pt_transport t)
 {
-	static const char *const names[] = { "local", "ssh", "kubectl" };
+	static const char *const names[] = { "local", "ssh", "kubectl", "srun" };
 
-	return (unsigned)t < 3 ? names[t] : "unknown";
+	return (unsigned)t < 4 ? names[t] : "unknown";
 }
 
 /* Read MAP[KEY] (optional unless REQ) into BUF after the check. */
@@ -43,6 +63,8 @@ static int get_str(const struct ycfg_node *map, const char *key, bool req, enum 
 	case CK_HOST: rc = pt_valid_host(key, s, err); break;
 	case CK_PATH: rc = pt_valid_path(key, s, err); break;
 	case CK_IPV4: rc = inet_pton(AF_INET, s, &a) == 1 ? 0 : -EINVAL; break;
+	case CK_NODES: rc = valid_nodes(s, err); break;
+	case CK_SELECTOR: rc = valid_selector(s, err); break;
 	case CK_ANY: break;
 	}
 	if (rc < 0) {
@@ -89,6 +111,17 @@ static int read_kubectl(const struct ycfg_node *h, struct pt_host *o, struct scn
 			  err)) < 0)
 		return rc;
 	return get_str(&n, "context", false, CK_NAME, o->kcontext, sizeof(o->kcontext), err);
+}
+
+static int read_srun(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
+{
+	static const char *const keys[] = { "node", NULL };
+	struct ycfg_node n;
+	int rc;
+
+	if ((rc = ycfg_require(h, "srun", &n, err)) < 0 || (rc = ycfg_check_keys(&n, keys, err)) < 0)
+		return rc;
+	return get_str(&n, "node", true, CK_HOST, o->node, sizeof(o->node), err);
 }
 
 static int read_rnic(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
@@ -141,11 +174,22 @@ static int read_esw(const struct ycfg_node *h, struct pt_host *o, struct scn_err
 	return 0;
 }
 
+/* What every host has, whatever reaches it: sudo, the RNIC, the eSwitch. */
+static int read_host_body(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
+{
+	int rc;
+
+	if ((rc = ycfg_opt_bool(h, "sudo", false, &o->sudo, err)) < 0 ||
+	    (rc = read_rnic(h, o, err)) < 0 || (rc = read_esw(h, o, err)) < 0)
+		return rc;
+	return 0;
+}
+
 static int read_host(const struct ycfg_node *h, struct pt_host *o, struct scn_error *err)
 {
-	static const char *const keys[] = { "name", "transport", "ssh", "kubectl", "sudo",
+	static const char *const keys[] = { "name", "transport", "ssh", "kubectl", "srun", "sudo",
 					    "data_ip", "rnic", "eswitch", NULL };
-	static const char *const tr[] = { "local", "ssh", "kubectl", NULL };
+	static const char *const tr[] = { "local", "ssh", "kubectl", "srun", NULL };
 	struct ycfg_node n;
 	int rc, t = 0;
 
@@ -158,10 +202,10 @@ static int read_host(const struct ycfg_node *h, struct pt_host *o, struct scn_er
 	o->transport = (enum pt_transport)t;
 	if ((t == PT_TR_SSH && (rc = read_ssh(h, o, err)) < 0) ||
 	    (t == PT_TR_KUBECTL && (rc = read_kubectl(h, o, err)) < 0) ||
-	    (rc = ycfg_opt_bool(h, "sudo", false, &o->sudo, err)) < 0 ||
+	    (t == PT_TR_SRUN && (rc = read_srun(h, o, err)) < 0) ||
 	    (rc = get_str(h, "data_ip", t != PT_TR_LOCAL, CK_IPV4, o->data_ip, sizeof(o->data_ip),
 			  err)) < 0 ||
-	    (rc = read_rnic(h, o, err)) < 0 || (rc = read_esw(h, o, err)) < 0)
+	    (rc = read_host_body(h, o, err)) < 0)
 		return rc;
 	if (!o->data_ip[0])
 		snprintf(o->data_ip, sizeof(o->data_ip), "127.0.0.1");
@@ -286,6 +330,61 @@ static int read_opts(const struct ycfg_node *root, struct pt_inventory *inv,
 	return ycfg_opt_bool(root, "dry_run", false, &inv->dry_run, err);
 }
 
+/* `host:` of kind slurm and kubernetes: what every node or pod has (sudo, RNIC, eSwitch). */
+static int read_template(const struct ycfg_node *root, struct pt_host *t, struct scn_error *err)
+{
+	static const char *const hk[] = { "sudo", "rnic", "eswitch", NULL };
+	struct ycfg_node n;
+	int rc;
+
+	if ((rc = ycfg_require(root, "host", &n, err)) < 0 || (rc = ycfg_check_keys(&n, hk, err)) < 0)
+		return rc;
+	return read_host_body(&n, t, err);
+}
+
+/* kind slurm: the node list, the pairing and the host template (no hosts, no pairs). */
+static int read_slurm(const struct ycfg_node *root, struct pt_inventory *inv,
+		      struct scn_error *err)
+{
+	static const char *const sk[] = { "nodes", "pairing", NULL };
+	static const char *const pairings[] = { "nodes", "loopback", NULL };
+	struct ycfg_node n, e;
+	int rc, pairing = 0;
+
+	inv->slurm = inv->pool = true;
+	if (ycfg_get(root, "slurm", &n) == 0 &&
+	    ((rc = ycfg_check_keys(&n, sk, err)) < 0 ||
+	     (rc = get_str(&n, "nodes", false, CK_NODES, inv->slurm_nodes,
+			   sizeof(inv->slurm_nodes), err)) < 0 ||
+	     (ycfg_get(&n, "pairing", &e) == 0 && (rc = ycfg_enum(&e, pairings, &pairing, err)) < 0)))
+		return rc;
+	inv->slurm_loopback = pairing == 1;
+	return read_template(root, &inv->tmpl, err);
+}
+
+/* kind kubernetes: the label selector, where the pods are and the host template. */
+static int read_kube(const struct ycfg_node *root, struct pt_inventory *inv,
+		     struct scn_error *err)
+{
+	static const char *const kk[] = { "selector", "namespace", "container", "context", NULL };
+	struct pt_host *t = &inv->tmpl;
+	struct ycfg_node n;
+	int rc;
+
+	inv->kube = inv->pool = true;
+	if ((rc = ycfg_require(root, "kubernetes", &n, err)) < 0 ||
+	    (rc = ycfg_check_keys(&n, kk, err)) < 0 ||
+	    (rc = get_str(&n, "selector", true, CK_SELECTOR, inv->kube_selector,
+			  sizeof(inv->kube_selector), err)) < 0 ||
+	    (rc = get_str(&n, "namespace", false, CK_NAME, t->ns, sizeof(t->ns), err)) < 0 ||
+	    (rc = get_str(&n, "container", false, CK_NAME, t->container, sizeof(t->container),
+			  err)) < 0 ||
+	    (rc = get_str(&n, "context", false, CK_NAME, t->kcontext, sizeof(t->kcontext),
+			  err)) < 0)
+		return rc;
+	return read_template(root, t, err);
+}
+
 static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 			 struct scn_error *err)
 {
@@ -301,6 +400,9 @@ static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 	    ((rc = ycfg_check_keys(&n, tk, err)) < 0 ||
 	     (rc = ycfg_opt_bool(&n, "skip_sw", false, &inv->tc_skip_sw, err)) < 0))
 		return rc;
+	if (m == PT_ESW_TC && (inv->slurm || inv->kube) && !inv->tmpl.uplink[0])
+		return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an uplink "
+				  "in host");
 	for (unsigned i = 0; m == PT_ESW_TC && i < inv->n_hosts; i++)
 		if (inv->role[i] != PT_ROLE_NONE && !inv->hosts[i].uplink[0])
 			return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an "
@@ -312,7 +414,13 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 {
 	static const char *const keys[] = { "kind", "name", "description", "eswitch", "tc",
 					    "perftest", "timeouts", "retries", "ports", "dry_run",
-					    "hosts", "pairs", NULL };
+					    "hosts", "pairs", "pool", NULL };
+	static const char *const slurm_keys[] = { "kind", "name", "description", "eswitch", "tc",
+						  "perftest", "timeouts", "retries", "ports",
+						  "dry_run", "slurm", "host", NULL };
+	static const char *const kube_keys[] = { "kind", "name", "description", "eswitch", "tc",
+						 "perftest", "timeouts", "retries", "ports",
+						 "dry_run", "kubernetes", "host", NULL };
 	struct pt_inventory *inv;
 	struct ycfg_doc *doc = NULL;
 	struct ycfg_node root, n;
@@ -329,17 +437,23 @@ int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_er
 	}
 	snprintf(inv->file, sizeof(inv->file), "%s", path);
 	root = ycfg_root(doc);
-	if ((rc = ycfg_check_keys(&root, keys, err)) < 0 ||
-	    (rc = ycfg_req_str(&root, "kind", &kind, err)) < 0)
+	if ((rc = ycfg_req_str(&root, "kind", &kind, err)) < 0)
 		goto out;
-	if (strcmp(kind, "perftest") != 0) {
+	if (strcmp(kind, "perftest") && strcmp(kind, "slurm") && strcmp(kind, "kubernetes")) {
 		ycfg_get(&root, "kind", &n);
-		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest'", kind);
+		rc = ycfg_error(&n, err, "kind '%s' is not 'perftest', 'slurm' or 'kubernetes'", kind);
 		goto out;
 	}
-	if ((rc = get_str(&root, "name", false, CK_NAME, inv->name, sizeof(inv->name), err)) < 0 ||
-	    (rc = read_lists(&root, inv, err)) < 0 || (rc = read_opts(&root, inv, err)) < 0 ||
-	    (rc = read_esw_mode(&root, inv, err)) < 0)
+	inv->slurm = strcmp(kind, "slurm") == 0;
+	inv->kube = strcmp(kind, "kubernetes") == 0;
+	if ((rc = ycfg_check_keys(&root, inv->slurm ? slurm_keys : inv->kube ? kube_keys : keys,
+				  err)) < 0 ||
+	    (rc = get_str(&root, "name", false, CK_NAME, inv->name, sizeof(inv->name), err)) < 0 ||
+	    (rc = inv->slurm  ? read_slurm(&root, inv, err)
+		  : inv->kube ? read_kube(&root, inv, err)
+			      : read_lists(&root, inv, err)) < 0 ||
+	    (rc = read_opts(&root, inv, err)) < 0 || (rc = read_esw_mode(&root, inv, err)) < 0 ||
+	    (rc = ycfg_opt_bool(&root, "pool", inv->pool, &inv->pool, err)) < 0)
 		goto out;
 out:
 	ycfg_free(doc);

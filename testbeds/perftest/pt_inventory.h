@@ -24,6 +24,30 @@
  *                 representors: [pf0vf0, pf0vf1]}
  *   pairs:
  *     - {client: a, server: b}
+ *   pool: false                          # true: each pair is a slot of its own (one trial
+ *                                        # per slot at a time, `run --jobs K`), not load
+ *                                        # run together inside every trial
+ *
+ * A host may also be reached through Slurm: `transport: srun`, `srun: {node: NODE}` runs
+ * each command as a job step on NODE inside the current allocation (pt_host.h).
+ *
+ * The testbed file of kind slurm (pt_slurm.c builds the slots from the allocation):
+ *
+ *   kind: slurm
+ *   name: lab-slurm                      # part of the testbed identity (not the nodes)
+ *   slurm: {nodes: "n[01-08]", pairing: nodes}  # nodes: default $SLURM_JOB_NODELIST;
+ *                                        # pairing: nodes (client, server, client, ...)
+ *                                        # or loopback (each node runs both ends)
+ *   host: {sudo: true, rnic: {...}, eswitch: {...}}  # every node, as a host above
+ *   eswitch, tc, perftest, timeouts, retries, ports: as for perftest
+ *
+ * The testbed file of kind kubernetes (pt_kube.c builds the slots from the pods):
+ *
+ *   kind: kubernetes
+ *   name: lab-k8s
+ *   kubernetes: {selector: app=scalacn-perftest, namespace: rdma, container: perftest,
+ *                context: lab}            # `kubectl get pods -l SELECTOR -o json`
+ *   host: {...}; eswitch, tc, perftest, timeouts, retries, ports: as for kind slurm
  *
  * Every name that reaches a command line is validated (pt_argv.h); a host may be the client
  * of some pairs or the server of others, not both (its rule set would be ambiguous).
@@ -40,7 +64,7 @@
 #define PT_MAX_PAIRS 16
 #define PT_MAX_REPS 64
 
-enum pt_transport { PT_TR_LOCAL = 0, PT_TR_SSH, PT_TR_KUBECTL };
+enum pt_transport { PT_TR_LOCAL = 0, PT_TR_SSH, PT_TR_KUBECTL, PT_TR_SRUN };
 enum pt_eswitch { PT_ESW_NONE = 0, PT_ESW_TC };
 
 struct pt_host {
@@ -51,6 +75,8 @@ struct pt_host {
 	unsigned ssh_port;  /* 0: ssh's default */
 	/* kubectl */
 	char pod[128], ns[64], container[64], kcontext[128];
+	/* srun */
+	char node[256];
 	bool sudo;
 	char data_ip[64];
 	/* RNIC */
@@ -89,11 +115,21 @@ struct pt_inventory {
 	unsigned retries;
 	unsigned port_base, port_count;
 	bool dry_run;
+	bool pool;           /* each pair is a slot (tb_pool.h) */
+	/* kind slurm: no hosts or pairs in the file; pt_slurm.c makes them from the nodes */
+	bool slurm;
+	char slurm_nodes[1024]; /* a Slurm node list ("" = $SLURM_JOB_NODELIST) */
+	bool slurm_loopback;    /* each node runs both ends of its slot */
+	struct pt_host tmpl;    /* every node's host settings (name, transport, data_ip unset) */
+	/* kind kubernetes: pods selected by label, paired across nodes (pt_kube.c); the
+	 * template's pod fields hold the namespace, container and context */
+	bool kube;
+	char kube_selector[256];
 };
 
 int pt_inventory_load(const char *path, struct pt_inventory **out, struct scn_error *err);
 void pt_inventory_free(struct pt_inventory *inv);
 
-const char *pt_transport_name(enum pt_transport t); /* "local", "ssh", "kubectl" */
+const char *pt_transport_name(enum pt_transport t); /* "local", "ssh", "kubectl", "srun" */
 
 #endif

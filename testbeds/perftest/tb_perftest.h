@@ -15,5 +15,11 @@
 #include "testbeds/tb.h"
 
 extern const struct tb_ops tb_perftest_ops;
+/* kind slurm: perftest on the nodes of the current Slurm allocation, one slot per pair of
+ * nodes (pt_inventory.h for the file, pt_slots.h for the pairing). */
+extern const struct tb_ops tb_slurm_ops;
+/* kind kubernetes: perftest in the pods a label selects, one slot per two pods on different
+ * nodes (pt_kube.c). */
+extern const struct tb_ops tb_kube_ops;
 
 #endif

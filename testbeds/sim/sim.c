@@ -10,7 +10,10 @@
  *
  * `pace: F` in the testbed file makes measure() sleep F real seconds per testbed-second a
  * trial costs, so a simulated campaign takes real time (demos, rehearsing a long campaign,
- * interrupting one in tests). It changes no number and is not part of the identity.
+ * interrupting one in tests). `delay_s: D` adds D real seconds to every trial (a testbed's
+ * fixed per-trial overhead, for the pooling benchmark). `slots: K` makes the file a pool of
+ * K identical simulated pairs (tb_pool.h), one trial at a time each. None of the three
+ * changes a number or is part of the identity.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 
 #include "testbeds/sim/sim_internal.h"
 #include "testbeds/sim/tb_sim.h"
+#include "testbeds/tb_pool.h"
 #include "yamlcfg/ycfg.h"
 
 #ifndef SCALACN_PROFILE_DIR
@@ -44,17 +48,37 @@ static int profile_path(const struct ycfg_node *n, const char *name, char *buf, 
 	return 0;
 }
 
-/* Read the testbed file: kind, profile, name, pace. */
-static int read_testbed(const char *path, char *prof, size_t plen, char *name, size_t nlen,
-			double *pace, struct scn_error *err)
+/* What a sim testbed file says (read_testbed). */
+struct sim_file {
+	char prof[1024], name[64];
+	double pace, delay_s;
+	unsigned slots;
+};
+
+static int read_timing(const struct ycfg_node *root, struct sim_file *f, struct scn_error *err)
+{
+	int64_t slots = 1;
+	int rc = ycfg_opt_double(root, "pace", 0.0, 1.0, 0.0, &f->pace, err);
+
+	if (rc == 0)
+		rc = ycfg_opt_double(root, "delay_s", 0.0, 60.0, 0.0, &f->delay_s, err);
+	if (rc == 0)
+		rc = ycfg_opt_int(root, "slots", 1, TB_POOL_MAX, 1, &slots, err);
+	f->slots = (unsigned)slots;
+	return rc;
+}
+
+/* Read the testbed file: kind, profile, name, pace, delay_s, slots. */
+static int read_testbed(const char *path, struct sim_file *f, struct scn_error *err)
 {
 	static const char *const keys[] = { "kind", "profile", "name", "description", "pace",
-					    NULL };
+					    "delay_s", "slots", NULL };
 	struct ycfg_doc *doc = NULL;
 	struct ycfg_node root, n;
 	const char *s;
 	int rc;
 
+	memset(f, 0, sizeof(*f));
 	if ((rc = ycfg_load(path, &doc, err)) < 0)
 		return rc;
 	root = ycfg_root(doc);
@@ -68,42 +92,68 @@ static int read_testbed(const char *path, char *prof, size_t plen, char *name, s
 	}
 	if ((rc = ycfg_require(&root, "profile", &n, err)) < 0 ||
 	    (rc = ycfg_str(&n, &s, err)) < 0 ||
-	    (rc = profile_path(&n, s, prof, plen, err)) < 0)
+	    (rc = profile_path(&n, s, f->prof, sizeof(f->prof), err)) < 0)
 		goto out;
 	rc = ycfg_opt_str(&root, "name", "", &s, err);
 	if (rc == 0)
-		snprintf(name, nlen, "%s", s);
+		snprintf(f->name, sizeof(f->name), "%s", s);
 	if (rc == 0)
-		rc = ycfg_opt_double(&root, "pace", 0.0, 1.0, 0.0, pace, err);
+		rc = read_timing(&root, f, err);
 out:
 	ycfg_free(doc);
 	return rc;
 }
 
-static int sim_open(const char *path, struct tb **out, struct scn_error *err)
+/* One simulated RNIC pair of the file F. */
+static int sim_new(const struct sim_file *f, struct tb **out, struct scn_error *err)
 {
-	char prof[1024], name[64];
-	double pace = 0;
 	uint64_t hash = 0;
 	struct tb_sim *s;
 	int rc;
 
 	*out = NULL;
-	if ((rc = read_testbed(path, prof, sizeof(prof), name, sizeof(name), &pace, err)) < 0)
-		return rc;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "sim: out of memory");
 	s->base.ops = &tb_sim_ops;
-	s->pace = pace;
-	if ((rc = sim_profile_load(prof, &s->prof, &hash, err)) < 0) {
+	s->pace = f->pace;
+	s->delay_s = f->delay_s;
+	if ((rc = sim_profile_load(f->prof, &s->prof, &hash, err)) < 0) {
 		free(s);
 		return rc;
 	}
 	snprintf(s->identity, sizeof(s->identity), "sim:%s%s%s:%016llx", s->prof.model,
-		 name[0] ? ":" : "", name, (unsigned long long)hash);
+		 f->name[0] ? ":" : "", f->name, (unsigned long long)hash);
 	*out = &s->base;
 	return 0;
+}
+
+static int sim_open(const char *path, struct tb **out, struct scn_error *err)
+{
+	struct sim_file f;
+	int rc;
+
+	*out = NULL;
+	if ((rc = read_testbed(path, &f, err)) < 0)
+		return rc;
+	return sim_new(&f, out, err);
+}
+
+/* `slots: K`: K identical simulated pairs, one testbed (the same identity). */
+static int sim_open_slots(const char *path, const struct tb_open_opts *o, struct tb **out,
+			  unsigned max, unsigned *n, struct scn_error *err)
+{
+	struct sim_file f;
+	int rc;
+
+	(void)o;
+	*n = 0;
+	if ((rc = read_testbed(path, &f, err)) < 0)
+		return rc;
+	while (rc == 0 && *n < f.slots && *n < max)
+		if ((rc = sim_new(&f, &out[*n], err)) == 0)
+			(*n)++;
+	return rc;
 }
 
 static int sim_describe(struct tb *tb, struct tb_description *d, struct scn_error *err)
@@ -155,7 +205,7 @@ static int sim_measure(struct tb *tb, const struct gen_traffic *t, uint64_t seed
 	sim_sample_fill(s, t, seed, &perf, out);
 	out->cost_s += s->pending_cost_s;
 	s->pending_cost_s = 0;
-	pace_sleep(s->pace * out->cost_s);
+	pace_sleep(s->pace * out->cost_s + s->delay_s);
 	return 0;
 }
 
@@ -177,6 +227,7 @@ const struct tb_ops tb_sim_ops = {
 	.apply = sim_apply,
 	.measure = sim_measure,
 	.close = sim_close,
+	.open_slots = sim_open_slots,
 };
 
 long tb_sim_test_probes(const struct tb *tb, enum gen_host h, enum gen_dir d, uint32_t flow)

@@ -137,6 +137,7 @@ struct tb_sim {
 	struct sim_agg agg;
 	double *weights;                  /* popularity weights cache (agg.n_flows entries) */
 	double pace;                      /* real seconds slept per testbed-second (0 = none) */
+	double delay_s;                   /* real seconds slept per trial on top (0 = none) */
 };
 
 /* sim_scan.c: fill H's probes, flags, has_dir, walk0 and rule hashes from RS for N flows
