@@ -209,6 +209,24 @@ int fit_predict_interval(const struct fit_model *m, double x, double y, double l
 /* resid[i] = y[i] - prediction at x[i] for the caller's data (resid has d->n entries). */
 int fit_residuals(const struct fit_model *m, const struct fit_data *d, double *resid);
 
+/*
+ * The generic regression baseline (fit_baseline.c): least squares of a full polynomial of
+ * degree <= 3 in u_j = log(1 + x_j) (each mapped to [0, 1] over the data), the degree the
+ * largest whose terms are at most a third of the points; cross-validated with the same
+ * seeded folds as fit_model_fit. A form is worth its name when it beats this.
+ */
+struct fit_baseline {
+	bool valid;          /* false: too few points for even a plane in the inputs */
+	unsigned degree, n_terms;
+	double r2, rmse;     /* in sample */
+	unsigned cv_folds;   /* 0: no CV (cv_ fields NaN) */
+	double cv_mean_bias, cv_max_bias; /* held-out |pred - y| / |y| */
+};
+
+/* 0 (check out->valid), -EINVAL bad arguments, -ENOMEM. opts may be NULL (defaults). */
+int fit_baseline_poly(const struct fit_data *d, size_t n_inputs, const struct fit_opts *opts,
+		      struct fit_baseline *out);
+
 /* Selection among candidate forms. */
 struct fit_selection {
 	size_t n_models;                     /* candidates fitted */
@@ -216,6 +234,7 @@ struct fit_selection {
 	size_t best;                         /* index into models */
 	bool tie_break;                      /* chosen by CV among forms within 2 AICc */
 	char reason[256];                    /* "rbf2 won: AICc 12.3 vs plane 45.6 (delta 33.3)" */
+	struct fit_baseline baseline;        /* filled by the caller (hx_fit_group), not fit_select */
 };
 
 /*

@@ -51,6 +51,10 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 int fit_core(enum fit_form form, const struct fit_data *d, const struct fit_opts *o,
 	     struct fit_model *m);
 
+/* Cross-validation folds: fold[i] in [0, k), a seeded shuffle dealt round-robin (perm is
+ * scratch of n entries). The forms and the baseline use the same folds for the same seed. */
+void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm);
+
 /* SplitMix64 step: the seeded generator used for starts and folds. */
 uint64_t fit_rng_next(uint64_t *state);
 /* Uniform in [0,1). */

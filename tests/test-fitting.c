@@ -326,6 +326,59 @@ static void test_fitting_cliff_recovered_in_either_input(void **state)
 	}
 }
 
+/* The generic baseline: exact on a polynomial in the log inputs (held-out bias ~0, the
+ * same folds as the forms), far worse than the right form on a capacity cliff. */
+static void test_fitting_baseline_beside_the_forms(void **state)
+{
+	struct synth s = { .n = 0 };
+	struct fit_baseline b;
+	struct fit_model m;
+	struct fit_opts o;
+	struct fit_data d;
+	static const double truth[6] = { 88, 0.4, 0.03, 0.7, 7500, 150 };
+
+	(void)state;
+	for (int i = 1; i <= 8; i++)
+		for (int j = 1; j <= 8; j++) {
+			double u = log1p(i * 100.0), v = log1p(j * 4.0);
+
+			s.x[s.n][0] = i * 100.0;
+			s.x[s.n][1] = j * 4.0;
+			s.y[s.n++] = 50 + 3 * u - 2 * v + 0.5 * u * v - 0.1 * u * u * u;
+		}
+	d = data_of(&s);
+	fit_opts_default(&o);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_true(b.valid);
+	assert_int_equal(b.degree, 3);
+	assert_int_equal(b.n_terms, 10);
+	assert_int_equal(b.cv_folds, 5);
+	assert_true(b.cv_max_bias < 1e-9);
+	assert_true(b.r2 > 1 - 1e-12);
+	s.n = 0;
+	for (int i = 0; i < 12; i++)
+		for (int j = 0; j < 8; j++) {
+			const double in[2] = { 256.0 + i * 1400, 1.0 + 9 * j };
+
+			s.x[s.n][0] = in[0];
+			s.x[s.n][1] = in[1];
+			s.y[s.n++] = fit_form_eval(FIT_CLIFF2, truth, in);
+		}
+	d = data_of(&s);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_int_equal(fit_model_fit(FIT_CLIFF2, &d, &o, &m, NULL), 0);
+	print_message("# cliff: baseline held-out max %.2f%%, cliff2 %.2f%%\n",
+		      100 * b.cv_max_bias, 100 * m.q.cv_max_bias);
+	assert_true(m.q.cv_max_bias < 0.02);
+	assert_true(b.cv_max_bias > 5 * m.q.cv_max_bias);
+	/* one input constant: its terms are left out */
+	for (size_t i = 0; i < s.n; i++)
+		s.x[i][1] = 4;
+	d = data_of(&s);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_int_equal(b.n_terms, 4);
+}
+
 static void test_fitting_selection_mechanisms(void **state)
 {
 	(void)state;
@@ -661,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_selection_rules),
 		cmocka_unit_test(test_fitting_selection_mechanisms),
 		cmocka_unit_test(test_fitting_cliff_recovered_in_either_input),
+		cmocka_unit_test(test_fitting_baseline_beside_the_forms),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),
 		cmocka_unit_test(test_fitting_nonconvergence),

@@ -137,6 +137,25 @@ static const char *degenerate(const struct hx_fit_data *d, const struct fit_mode
 	return NULL;
 }
 
+/* ,"baseline":{...}: the generic regression fitted beside the forms (fitting/fit.h). */
+static void render_baseline(struct hx_sb *s, const struct fit_baseline *b)
+{
+	if (!b->valid) {
+		hx_sb_printf(s, ",\"baseline\":null");
+		return;
+	}
+	hx_sb_printf(s, ",\"baseline\":{\"form\":\"poly%u-log\",\"terms\":%u,\"r2\":", b->degree,
+		     b->n_terms);
+	hx_sb_num(s, b->r2);
+	hx_sb_printf(s, ",\"rmse\":");
+	hx_sb_num(s, b->rmse);
+	hx_sb_printf(s, ",\"cv_mean_bias\":");
+	hx_sb_num(s, b->cv_mean_bias);
+	hx_sb_printf(s, ",\"cv_max_bias\":");
+	hx_sb_num(s, b->cv_max_bias);
+	hx_sb_printf(s, "}");
+}
+
 static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 			   const struct fit_selection *sel)
 {
@@ -157,6 +176,7 @@ static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 		hx_sb_str(s, why);
 	else
 		hx_sb_printf(s, "null");
+	render_baseline(s, &sel->baseline);
 	hx_sb_printf(s, ",\"tie_break\":%s,\"candidates\":[", sel->tie_break ? "true" : "false");
 	for (size_t i = 0; i < sel->n_models; i++) {
 		const struct fit_model *c = &sel->models[i];
