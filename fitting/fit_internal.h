@@ -40,6 +40,12 @@ void fit_cliff_grad(enum fit_form form, const double *params, const double in[2]
 void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The hard-corner spill forms (spill2, spill2y, lspill2, lspill2y; fit_forms_spill.c). */
+double fit_spill_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_spill_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);
