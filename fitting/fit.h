@@ -22,11 +22,12 @@
  *   cliff2y   2       L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))   L c k h x0 w (> 0)
  *   (sig(z) = 1/(1 + exp(-z)): a capacity cliff in one input times the cap forms' walk
  *   bottleneck in the other; fit_forms_cliff.c)
- *   spill2    2       1 / ((1-s(x)) smax(1, c + k*y) / L + s(x) / S)   L c k S x0 p (> 0)
- *   lspill2   2       a + b*y + D*s(x)                                 a b D x0 p (D.. > 0)
- *   spill2y, lspill2y: the same with x and y swapped
- *   (s(x) = 1 - (x0/x)^p past x0, else 0: the share spilled to a slow path past a
- *   capacity, a hard corner; rates mix harmonically, latencies add; fit_forms_spill.c)
+ *   spill2    2       1 / ((1-s(x)) smax(1, c + k*y) / L + s(x) / S)   L c k S x0 p q
+ *   lspill2   2       a + b*y + D*s(x)                                 a b D x0 p q
+ *   spill2y, lspill2y: the same with x and y swapped (all > 0 but a, b)
+ *   (s(x) = 1 - (e/x)^p past the corner e = x0 - q*y, else 0: the share spilled to a slow
+ *   path past a capacity the other input shares, a hard corner; rates mix harmonically,
+ *   latencies add; fit_forms_spill.c)
  *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
@@ -89,7 +90,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 6
+#define FIT_MAX_PARAMS 7
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {

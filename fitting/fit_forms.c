@@ -34,13 +34,13 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			  "L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))", 6, 2, false,
 			  { "L", "c", "k", "h", "x0", "w" } },
 	[FIT_SPILL2] = { FIT_SPILL2, "spill2", "1 / ((1-s(x)) smax(1, c + k*y) / L + s(x) / S)",
-			 6, 2, false, { "L", "c", "k", "S", "x0", "p" } },
+			 7, 2, false, { "L", "c", "k", "S", "x0", "p", "q" } },
 	[FIT_SPILL2Y] = { FIT_SPILL2Y, "spill2y", "1 / ((1-s(y)) smax(1, c + k*x) / L + s(y) / S)",
-			  6, 2, false, { "L", "c", "k", "S", "x0", "p" } },
-	[FIT_LSPILL2] = { FIT_LSPILL2, "lspill2", "a + b*y + D*s(x)", 5, 2, false,
-			  { "a", "b", "D", "x0", "p" } },
-	[FIT_LSPILL2Y] = { FIT_LSPILL2Y, "lspill2y", "a + b*x + D*s(y)", 5, 2, false,
-			   { "a", "b", "D", "x0", "p" } },
+			  7, 2, false, { "L", "c", "k", "S", "x0", "p", "q" } },
+	[FIT_LSPILL2] = { FIT_LSPILL2, "lspill2", "a + b*y + D*s(x)", 6, 2, false,
+			  { "a", "b", "D", "x0", "p", "q" } },
+	[FIT_LSPILL2Y] = { FIT_LSPILL2Y, "lspill2y", "a + b*x + D*s(y)", 6, 2, false,
+			   { "a", "b", "D", "x0", "p", "q" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -66,14 +66,14 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 			 { true, true, true, true, true, true }, false },
 	[FIT_CLIFF2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X },
 			  { true, true, true, true, true, true }, false },
-	[FIT_SPILL2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE },
-			 { true, true, true, true, true, true }, false },
-	[FIT_SPILL2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE },
-			  { true, true, true, true, true, true }, false },
-	[FIT_LSPILL2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE },
-			  { false, false, true, true, true }, false },
-	[FIT_LSPILL2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE },
-			   { false, false, true, true, true }, false },
+	[FIT_SPILL2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE,
+			   FIT_U_ONE }, { true, true, true, true, true, true, true }, false },
+	[FIT_SPILL2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE,
+			    FIT_U_ONE }, { true, true, true, true, true, true, true }, false },
+	[FIT_LSPILL2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			  { false, false, true, true, true, true }, false },
+	[FIT_LSPILL2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			   { false, false, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)

@@ -63,9 +63,10 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_CLIFF:
 	case OPT_FORM_CLIFFY: return n == 6 && p[5] > 0.0;
 	case OPT_FORM_SPILL:
-	case OPT_FORM_SPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] > 0.0;
+	case OPT_FORM_SPILLY: return n == 7 && p[3] > 0.0 && p[4] > 0.0 && p[5] > 0.0 &&
+				     p[6] >= 0.0;
 	case OPT_FORM_LSPILL:
-	case OPT_FORM_LSPILLY: return n == 5 && p[3] > 0.0 && p[4] > 0.0;
+	case OPT_FORM_LSPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] >= 0.0;
 	}
 	return false;
 }
@@ -291,16 +292,16 @@ static double cliff_value(const double *p, double x, double d)
 	return p[0] / m * (1.0 - p[3] * s);
 }
 
-/* The share past capacity X0 that spills to the slow path at C: 1 - (x0/c)^q, 0 below. */
-static double spill_share(double c, double x0, double q)
+/* The share that spills to the slow path at C past the capacity E: 1 - (e/c)^pw, else 0. */
+static double spill_share(double c, double e, double pw)
 {
-	return c > x0 ? 1.0 - pow(x0 / c, q) : 0.0;
+	return c > e && e > 0.0 ? 1.0 - pow(e / c, pw) : 0.0;
 }
 
-/* spill [L,c,k,S,x0,p], spilling input X, walk input D (scalacn-opt.h). */
+/* spill [L,c,k,S,x0,p,q], spilling input X, walk input D (scalacn-opt.h). */
 static double spill_value(const double *p, double x, double d)
 {
-	double s = spill_share(x, p[4], p[5]);
+	double s = spill_share(x, p[4] - p[6] * d, p[5]);
 	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
 	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
 
@@ -342,8 +343,12 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_CLIFFY: v = cliff_value(p, y, x); break;
 	case OPT_FORM_SPILL: v = spill_value(p, x, y); break;
 	case OPT_FORM_SPILLY: v = spill_value(p, y, x); break;
-	case OPT_FORM_LSPILL: v = p[0] + p[1] * y + p[2] * spill_share(x, p[3], p[4]); break;
-	case OPT_FORM_LSPILLY: v = p[0] + p[1] * x + p[2] * spill_share(y, p[3], p[4]); break;
+	case OPT_FORM_LSPILL:
+		v = p[0] + p[1] * y + p[2] * spill_share(x, p[3] - p[5] * y, p[4]);
+		break;
+	case OPT_FORM_LSPILLY:
+		v = p[0] + p[1] * x + p[2] * spill_share(y, p[3] - p[5] * x, p[4]);
+		break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

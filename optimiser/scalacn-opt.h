@@ -139,10 +139,11 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *                        (w > 0): a capacity cliff in x (flows past the steering cache)
  *                        times a walk bottleneck in y (smax(1, t) as cap's, t < 0 as 0)
  *   cliffy  [L,c,k,h,x0,w]  the same with x and y swapped
- *   spill   [L,c,k,S,x0,p]  1 / ((1 - s(x)) * smax(1, c + k*y) / L + s(x) / S) with
- *                        s(x) = 1 - (x0/x)^p for x > x0, else 0 (x0, p, S > 0): past a
- *                        capacity x0 a share spills to a slow path of rate S (a hard corner)
- *   lspill  [a,b,D,x0,p]    a + b*y + D*s(x): its latency (D > 0: the slow path's added
+ *   spill   [L,c,k,S,x0,p,q]  1 / ((1 - s(x)) * smax(1, c + k*y) / L + s(x) / S) with
+ *                        s(x) = 1 - (e/x)^p for x > e = x0 - q*y, else 0 (S, x0, p > 0,
+ *                        q >= 0): past a capacity e, shared with y, a share spills to a slow
+ *                        path of rate S (a hard corner)
+ *   lspill  [a,b,D,x0,p,q]  a + b*y + D*s(x): its latency (D: the slow path's added
  *                        latency)
  *   spilly, lspilly         the same with x and y swapped
  *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
@@ -158,7 +159,7 @@ enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
 		OPT_FORM_LSPILLY };
-#define OPT_MODEL_MAX_PARAMS 6
+#define OPT_MODEL_MAX_PARAMS 7
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

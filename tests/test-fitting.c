@@ -99,10 +99,10 @@ static void test_fitting_gradients(void **state)
 		[FIT_WALK] = { 2.7, 0.07, 150 },      [FIT_WALK2] = { 2.7, 0.05, 0.08, 150 },
 		[FIT_CLIFF2] = { 88, 0.4, 0.03, 0.7, 40, 6 },
 		[FIT_CLIFF2Y] = { 88, 0.4, 0.03, 0.7, 40, 6 },
-		[FIT_SPILL2] = { 88, 0.4, 0.03, 20, 30, 3 },
-		[FIT_SPILL2Y] = { 88, 0.4, 0.03, 20, 30, 3 },
-		[FIT_LSPILL2] = { 2.7, 0.05, 10, 30, 3 },
-		[FIT_LSPILL2Y] = { 2.7, 0.05, 10, 30, 3 },
+		[FIT_SPILL2] = { 88, 0.4, 0.03, 20, 30, 3, 0.1 },
+		[FIT_SPILL2Y] = { 88, 0.4, 0.03, 20, 30, 3, 0.1 },
+		[FIT_LSPILL2] = { 2.7, 0.05, 10, 30, 3, 0.1 },
+		[FIT_LSPILL2Y] = { 2.7, 0.05, 10, 30, 3, 0.1 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -339,10 +339,11 @@ static void test_fitting_cliff_recovered_in_either_input(void **state)
 	recover_wall(FIT_CLIFF2, FIT_CLIFF2Y, truth, 4);
 }
 
-/* A hard corner: past x0 = 7200 flows a share 1 - (x0/x)^12 spills to a 13 Gb/s path. */
+/* A hard corner: past e = x0 - 4 per mask (7200 flows with no mask) a share 1 - (e/x)^12
+ * spills to a 13 Gb/s path. */
 static void test_fitting_spill_recovered_in_either_input(void **state)
 {
-	static const double truth[6] = { 97, 0.3, 0.012, 13, 7200, 12 };
+	static const double truth[7] = { 97, 0.3, 0.012, 13, 7200, 12, 4 };
 
 	(void)state;
 	recover_wall(FIT_SPILL2, FIT_SPILL2Y, truth, 4);
