@@ -129,6 +129,9 @@ static const char *degenerate(const struct hx_fit_data *d, const struct fit_mode
 	for (size_t i = 0; i < m->n_params; i++)
 		if (!isfinite(m->se[i]))
 			return "singular covariance: a standard error is not finite";
+	if (isnan(m->q.cv_max_bias))
+		return "no held-out bias: cross-validation was not possible (a fold did not "
+		       "converge or had too few points)";
 	if (!(m->q.cv_max_bias <= HX_FIT_MAX_BIAS)) {
 		snprintf(why, len, "held-out bias %.1f%% is above the export limit %.0f%%",
 			 100 * m->q.cv_max_bias, 100 * HX_FIT_MAX_BIAS);
