@@ -88,18 +88,20 @@ static void render_se(struct hx_sb *s, const struct fit_model *m)
 	hx_sb_printf(s, ",\"n_points\":%zu}", m->n_points);
 }
 
+/* SEP"KEY":V, V as hx_sb_num writes it. */
+static void field(struct hx_sb *s, const char *sep, const char *key, double v)
+{
+	hx_sb_printf(s, "%s\"%s\":", sep, key);
+	hx_sb_num(s, v);
+}
+
 static void render_quality_of(struct hx_sb *s, const struct fit_model *m)
 {
-	hx_sb_printf(s, "\"r2\":");
-	hx_sb_num(s, m->q.r2);
-	hx_sb_printf(s, ",\"rmse\":");
-	hx_sb_num(s, m->q.rmse);
-	hx_sb_printf(s, ",\"aicc\":");
-	hx_sb_num(s, m->q.aicc);
-	hx_sb_printf(s, ",\"cv_mean_bias\":");
-	hx_sb_num(s, m->q.cv_mean_bias);
-	hx_sb_printf(s, ",\"cv_max_bias\":");
-	hx_sb_num(s, m->q.cv_max_bias);
+	field(s, "", "r2", m->q.r2);
+	field(s, ",", "rmse", m->q.rmse);
+	field(s, ",", "aicc", m->q.aicc);
+	field(s, ",", "cv_mean_bias", m->q.cv_mean_bias);
+	field(s, ",", "cv_max_bias", m->q.cv_max_bias);
 }
 
 /* Why the model is degenerate for an agent (export refuses it), or NULL: the fit did not
@@ -147,15 +149,12 @@ static void render_baseline(struct hx_sb *s, const struct fit_baseline *b)
 		hx_sb_printf(s, ",\"baseline\":null");
 		return;
 	}
-	hx_sb_printf(s, ",\"baseline\":{\"form\":\"poly%u-log\",\"terms\":%u,\"r2\":", b->degree,
+	hx_sb_printf(s, ",\"baseline\":{\"form\":\"poly%u-log\",\"terms\":%u", b->degree,
 		     b->n_terms);
-	hx_sb_num(s, b->r2);
-	hx_sb_printf(s, ",\"rmse\":");
-	hx_sb_num(s, b->rmse);
-	hx_sb_printf(s, ",\"cv_mean_bias\":");
-	hx_sb_num(s, b->cv_mean_bias);
-	hx_sb_printf(s, ",\"cv_max_bias\":");
-	hx_sb_num(s, b->cv_max_bias);
+	field(s, ",", "r2", b->r2);
+	field(s, ",", "rmse", b->rmse);
+	field(s, ",", "cv_mean_bias", b->cv_mean_bias);
+	field(s, ",", "cv_max_bias", b->cv_max_bias);
 	hx_sb_printf(s, "}");
 }
 
