@@ -22,6 +22,12 @@
  *   cliff2y   2       L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))   L c k h x0 w (> 0)
  *   (sig(z) = 1/(1 + exp(-z)): a capacity cliff in one input times the cap forms' walk
  *   bottleneck in the other; fit_forms_cliff.c)
+ *   spill2    2       1 / ((1-s(x)) smax(1, c + k*y) / L + s(x) / S)   L c k S x0 p q
+ *   lspill2   2       a + b*y + D*s(x)                                 a b D x0 p q
+ *   spill2y, lspill2y: the same with x and y swapped (all > 0 but a, b)
+ *   (s(x) = 1 - (e/x)^p past the corner e = x0 - q*y, else 0: the share spilled to a slow
+ *   path past a capacity the other input shares, a hard corner; rates mix harmonically,
+ *   latencies add; fit_forms_spill.c)
  *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
@@ -84,7 +90,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 6
+#define FIT_MAX_PARAMS 7
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {
@@ -101,6 +107,10 @@ enum fit_form {
 	FIT_WALK2,
 	FIT_CLIFF2,
 	FIT_CLIFF2Y,
+	FIT_SPILL2,
+	FIT_SPILL2Y,
+	FIT_LSPILL2,
+	FIT_LSPILL2Y,
 	FIT_FORM_COUNT
 };
 
@@ -209,6 +219,24 @@ int fit_predict_interval(const struct fit_model *m, double x, double y, double l
 /* resid[i] = y[i] - prediction at x[i] for the caller's data (resid has d->n entries). */
 int fit_residuals(const struct fit_model *m, const struct fit_data *d, double *resid);
 
+/*
+ * The generic regression baseline (fit_baseline.c): least squares of a full polynomial of
+ * degree <= 3 in u_j = log(1 + x_j) (each mapped to [0, 1] over the data), the degree the
+ * largest whose terms are at most a third of the points; cross-validated with the same
+ * seeded folds as fit_model_fit. A form is worth its name when it beats this.
+ */
+struct fit_baseline {
+	bool valid;          /* false: too few points for even a plane in the inputs */
+	unsigned degree, n_terms;
+	double r2, rmse;     /* in sample */
+	unsigned cv_folds;   /* 0: no CV (cv_ fields NaN) */
+	double cv_mean_bias, cv_max_bias; /* held-out |pred - y| / |y| */
+};
+
+/* 0 (check out->valid), -EINVAL bad arguments, -ENOMEM. opts may be NULL (defaults). */
+int fit_baseline_poly(const struct fit_data *d, size_t n_inputs, const struct fit_opts *opts,
+		      struct fit_baseline *out);
+
 /* Selection among candidate forms. */
 struct fit_selection {
 	size_t n_models;                     /* candidates fitted */
@@ -216,6 +244,7 @@ struct fit_selection {
 	size_t best;                         /* index into models */
 	bool tie_break;                      /* chosen by CV among forms within 2 AICc */
 	char reason[256];                    /* "rbf2 won: AICc 12.3 vs plane 45.6 (delta 33.3)" */
+	struct fit_baseline baseline;        /* filled by the caller (hx_fit_group), not fit_select */
 };
 
 /*

@@ -33,6 +33,14 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 	[FIT_CLIFF2Y] = { FIT_CLIFF2Y, "cliff2y",
 			  "L / smax(1, c + k*x) * (1 - h*sig((y - x0)/w))", 6, 2, false,
 			  { "L", "c", "k", "h", "x0", "w" } },
+	[FIT_SPILL2] = { FIT_SPILL2, "spill2", "1 / ((1-s(x)) smax(1, c + k*y) / L + s(x) / S)",
+			 7, 2, false, { "L", "c", "k", "S", "x0", "p", "q" } },
+	[FIT_SPILL2Y] = { FIT_SPILL2Y, "spill2y", "1 / ((1-s(y)) smax(1, c + k*x) / L + s(y) / S)",
+			  7, 2, false, { "L", "c", "k", "S", "x0", "p", "q" } },
+	[FIT_LSPILL2] = { FIT_LSPILL2, "lspill2", "a + b*y + D*s(x)", 6, 2, false,
+			  { "a", "b", "D", "x0", "p", "q" } },
+	[FIT_LSPILL2Y] = { FIT_LSPILL2Y, "lspill2y", "a + b*x + D*s(y)", 6, 2, false,
+			   { "a", "b", "D", "x0", "p", "q" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -58,6 +66,14 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 			 { true, true, true, true, true, true }, false },
 	[FIT_CLIFF2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X },
 			  { true, true, true, true, true, true }, false },
+	[FIT_SPILL2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE,
+			   FIT_U_ONE }, { true, true, true, true, true, true, true }, false },
+	[FIT_SPILL2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_ONE,
+			    FIT_U_ONE }, { true, true, true, true, true, true, true }, false },
+	[FIT_LSPILL2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			  { false, false, true, true, true, true }, false },
+	[FIT_LSPILL2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			   { false, false, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -139,6 +155,10 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_WALK2: return fit_mech_eval(form, p, in);
 	case FIT_CLIFF2:
 	case FIT_CLIFF2Y: return fit_cliff_eval(form, p, in);
+	case FIT_SPILL2:
+	case FIT_SPILL2Y:
+	case FIT_LSPILL2:
+	case FIT_LSPILL2Y: return fit_spill_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -199,6 +219,10 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_WALK2: fit_mech_grad(form, p, in, g); return;
 	case FIT_CLIFF2:
 	case FIT_CLIFF2Y: fit_cliff_grad(form, p, in, g); return;
+	case FIT_SPILL2:
+	case FIT_SPILL2Y:
+	case FIT_LSPILL2:
+	case FIT_LSPILL2Y: fit_spill_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -293,6 +317,12 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_CLIFF2:
 	case FIT_CLIFF2Y:
 		fit_cliff_guess(form, n, x, y, p);
+		return;
+	case FIT_SPILL2:
+	case FIT_SPILL2Y:
+	case FIT_LSPILL2:
+	case FIT_LSPILL2Y:
+		fit_spill_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

@@ -40,6 +40,12 @@ void fit_cliff_grad(enum fit_form form, const double *params, const double in[2]
 void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The hard-corner spill forms (spill2, spill2y, lspill2, lspill2y; fit_forms_spill.c). */
+double fit_spill_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_spill_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);
@@ -50,6 +56,10 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
  */
 int fit_core(enum fit_form form, const struct fit_data *d, const struct fit_opts *o,
 	     struct fit_model *m);
+
+/* Cross-validation folds: fold[i] in [0, k), a seeded shuffle dealt round-robin (perm is
+ * scratch of n entries). The forms and the baseline use the same folds for the same seed. */
+void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm);
 
 /* SplitMix64 step: the seeded generator used for starts and folds. */
 uint64_t fit_rng_next(uint64_t *state);

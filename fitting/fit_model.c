@@ -80,7 +80,7 @@ static void domain(const struct fit_data *d, struct fit_model *m)
 }
 
 /* fold[i] in [0, k): a seeded shuffle dealt round-robin. */
-static void assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm)
+void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm)
 {
 	uint64_t rng = seed ^ 0xF01D5ull;
 
@@ -110,7 +110,7 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 		goto out;
 	for (size_t i = 0; i < d->n; i++)
 		ymax = fmax(ymax, fabs(d->y[i]));
-	assign_folds(d->n, k, o->seed, fold, perm);
+	fit_assign_folds(d->n, k, o->seed, fold, perm);
 	rc = 0;
 	for (unsigned f = 0; f < k && rc == 0; f++) {
 		struct fit_data tr = { .n = 0, .x = (const double (*)[2])tx, .y = ty };

@@ -19,7 +19,8 @@
 #include "optimiser/opt_model_priv.h"
 
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
-					   "cap", "walk", "cliff", "cliffy" };
+					   "cap", "walk", "cliff", "cliffy", "spill", "spilly",
+					   "lspill", "lspilly" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -61,6 +62,11 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_WALK: return (n == 3 || n == 4) && p[n - 1] > 0.0;
 	case OPT_FORM_CLIFF:
 	case OPT_FORM_CLIFFY: return n == 6 && p[5] > 0.0;
+	case OPT_FORM_SPILL:
+	case OPT_FORM_SPILLY: return n == 7 && p[3] > 0.0 && p[4] > 0.0 && p[5] > 0.0 &&
+				     p[6] >= 0.0;
+	case OPT_FORM_LSPILL:
+	case OPT_FORM_LSPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] >= 0.0;
 	}
 	return false;
 }
@@ -286,6 +292,22 @@ static double cliff_value(const double *p, double x, double d)
 	return p[0] / m * (1.0 - p[3] * s);
 }
 
+/* The share that spills to the slow path at C past the capacity E: 1 - (e/c)^pw, else 0. */
+static double spill_share(double c, double e, double pw)
+{
+	return c > e && e > 0.0 ? 1.0 - pow(e / c, pw) : 0.0;
+}
+
+/* spill [L,c,k,S,x0,p,q], spilling input X, walk input D (scalacn-opt.h). */
+static double spill_value(const double *p, double x, double d)
+{
+	double s = spill_share(x, p[4] - p[6] * d, p[5]);
+	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
+	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
+
+	return 1.0 / ((1.0 - s) * m / p[0] + s / p[3]);
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -319,6 +341,14 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 		break;
 	case OPT_FORM_CLIFF: v = cliff_value(p, x, y); break;
 	case OPT_FORM_CLIFFY: v = cliff_value(p, y, x); break;
+	case OPT_FORM_SPILL: v = spill_value(p, x, y); break;
+	case OPT_FORM_SPILLY: v = spill_value(p, y, x); break;
+	case OPT_FORM_LSPILL:
+		v = p[0] + p[1] * y + p[2] * spill_share(x, p[3] - p[5] * y, p[4]);
+		break;
+	case OPT_FORM_LSPILLY:
+		v = p[0] + p[1] * x + p[2] * spill_share(y, p[3] - p[5] * x, p[4]);
+		break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

@@ -139,6 +139,13 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *                        (w > 0): a capacity cliff in x (flows past the steering cache)
  *                        times a walk bottleneck in y (smax(1, t) as cap's, t < 0 as 0)
  *   cliffy  [L,c,k,h,x0,w]  the same with x and y swapped
+ *   spill   [L,c,k,S,x0,p,q]  1 / ((1 - s(x)) * smax(1, c + k*y) / L + s(x) / S) with
+ *                        s(x) = 1 - (e/x)^p for x > e = x0 - q*y, else 0 (S, x0, p > 0,
+ *                        q >= 0): past a capacity e, shared with y, a share spills to a slow
+ *                        path of rate S (a hard corner)
+ *   lspill  [a,b,D,x0,p,q]  a + b*y + D*s(x): its latency (D: the slow path's added
+ *                        latency)
+ *   spilly, lspilly         the same with x and y swapped
  *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
  *   probe, then a saturating walk) and smax(t0,t1,t2) = (t0^32 + t1^32 + t2^32)^(1/32),
  *   negative t counted as 0 (fitting/fit.h)
@@ -150,8 +157,9 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  * and its checksum covers the 9 columns (inputs last) in the same way. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
-		OPT_FORM_CLIFFY };
-#define OPT_MODEL_MAX_PARAMS 6
+		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
+		OPT_FORM_LSPILLY };
+#define OPT_MODEL_MAX_PARAMS 7
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

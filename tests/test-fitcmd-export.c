@@ -149,7 +149,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	static const struct {
 		enum fit_form ff;
 		enum opt_form of;
-		double p[6];
+		double p[7];
 		size_t n;
 	} cases[] = {
 		{ FIT_CAP, OPT_FORM_CAP, { 177, 0.45, 0.05, 150 }, 4 },
@@ -158,6 +158,10 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		{ FIT_WALK2, OPT_FORM_WALK, { 2.7, 0.05, 0.08, 150 }, 4 },
 		{ FIT_CLIFF2, OPT_FORM_CLIFF, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
 		{ FIT_CLIFF2Y, OPT_FORM_CLIFFY, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
+		{ FIT_SPILL2, OPT_FORM_SPILL, { 88, 0.4, 0.03, 20, 10, 3, 0.1 }, 7 },
+		{ FIT_SPILL2Y, OPT_FORM_SPILLY, { 88, 0.4, 0.03, 20, 10, 3, 0.1 }, 7 },
+		{ FIT_LSPILL2, OPT_FORM_LSPILL, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
+		{ FIT_LSPILL2Y, OPT_FORM_LSPILLY, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -167,7 +171,8 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
 					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
-					   cases[c].ff == FIT_CLIFF2Y ? "bw" : "lat", cases[c].of,
+					   cases[c].ff == FIT_CLIFF2Y || cases[c].ff == FIT_SPILL2 ||
+					   cases[c].ff == FIT_SPILL2Y ? "bw" : "lat", cases[c].of,
 					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 

@@ -99,6 +99,10 @@ static void test_fitting_gradients(void **state)
 		[FIT_WALK] = { 2.7, 0.07, 150 },      [FIT_WALK2] = { 2.7, 0.05, 0.08, 150 },
 		[FIT_CLIFF2] = { 88, 0.4, 0.03, 0.7, 40, 6 },
 		[FIT_CLIFF2Y] = { 88, 0.4, 0.03, 0.7, 40, 6 },
+		[FIT_SPILL2] = { 88, 0.4, 0.03, 20, 30, 3, 0.1 },
+		[FIT_SPILL2Y] = { 88, 0.4, 0.03, 20, 30, 3, 0.1 },
+		[FIT_LSPILL2] = { 2.7, 0.05, 10, 30, 3, 0.1 },
+		[FIT_LSPILL2Y] = { 2.7, 0.05, 10, 30, 3, 0.1 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -286,15 +290,16 @@ static void test_fitting_selection(void **state)
 /* A capacity cliff in one input (flows, at 7.5K) times a walk bottleneck in the other
  * (masks): the cliff form of the right orientation wins and recovers the cliff, in both
  * orders of the inputs (fit_forms_cliff.c); 1% noise. */
-static void test_fitting_cliff_recovered_in_either_input(void **state)
+/* A wall in flows (form F, or FY with the inputs swapped) times a walk in masks, 1% noise:
+ * fit_select picks the right orientation and recovers the corner X0 (parameter IX0). */
+static void recover_wall(enum fit_form f, enum fit_form fy, const double *truth, size_t ix0)
 {
-	static const double truth[6] = { 88, 0.4, 0.03, 0.7, 7500, 150 };
 	static const double flows[] = { 256, 1024, 2048, 4096, 6144, 7000, 7300, 7500, 7700,
 					8192, 12288, 16384 };
 	static const double masks[] = { 1, 4, 8, 16, 24, 32, 48, 64 };
-	(void)state;
+
 	for (int swap = 0; swap < 2; swap++) {
-		enum fit_form want = swap ? FIT_CLIFF2Y : FIT_CLIFF2;
+		enum fit_form want = swap ? fy : f;
 		struct synth s = { .n = 0 };
 		struct fit_selection sel;
 		struct fit_opts o;
@@ -306,7 +311,7 @@ static void test_fitting_cliff_recovered_in_either_input(void **state)
 				const double in[2] = { flows[i], masks[j] };
 				s.x[s.n][swap] = flows[i];
 				s.x[s.n][1 - swap] = masks[j];
-				s.y[s.n] = fit_form_eval(FIT_CLIFF2, truth, in) *
+				s.y[s.n] = fit_form_eval(f, truth, in) *
 					   (1 + gsl_ran_gaussian(r, 0.01));
 				s.n++;
 			}
@@ -315,15 +320,86 @@ static void test_fitting_cliff_recovered_in_either_input(void **state)
 		fit_opts_default(&o);
 		assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
 		const struct fit_model *w = &sel.models[sel.best];
-		print_message("# cliff (%s): %s won, x0 %.0f (truth 7500), R2 %.4f, CV max %.2f%%\n",
-			      swap ? "y" : "x", fit_form_name(w->form), w->params[4], w->q.r2,
-			      100 * w->q.cv_max_bias);
+		print_message("# %s (%s): %s won, x0 %.0f (truth %.0f), R2 %.4f, CV max %.2f%%\n",
+			      fit_form_name(f), swap ? "y" : "x", fit_form_name(w->form),
+			      w->params[ix0], truth[ix0], w->q.r2, 100 * w->q.cv_max_bias);
 		assert_int_equal(w->form, want);
-		assert_true(fabs(w->params[4] - 7500) < 150);
+		assert_true(fabs(w->params[ix0] - truth[ix0]) < 0.02 * truth[ix0]);
 		assert_true(w->q.r2 > 0.99);
 		for (size_t j = 0; j < w->n_params; j++)
 			assert_true(isfinite(w->se[j]));
 	}
+}
+
+static void test_fitting_cliff_recovered_in_either_input(void **state)
+{
+	static const double truth[6] = { 88, 0.4, 0.03, 0.7, 7500, 150 };
+
+	(void)state;
+	recover_wall(FIT_CLIFF2, FIT_CLIFF2Y, truth, 4);
+}
+
+/* A hard corner: past e = x0 - 4 per mask (7200 flows with no mask) a share 1 - (e/x)^12
+ * spills to a 13 Gb/s path. */
+static void test_fitting_spill_recovered_in_either_input(void **state)
+{
+	static const double truth[7] = { 97, 0.3, 0.012, 13, 7200, 12, 4 };
+
+	(void)state;
+	recover_wall(FIT_SPILL2, FIT_SPILL2Y, truth, 4);
+}
+
+/* The generic baseline: exact on a polynomial in the log inputs (held-out bias ~0, the
+ * same folds as the forms), far worse than the right form on a capacity cliff. */
+static void test_fitting_baseline_beside_the_forms(void **state)
+{
+	struct synth s = { .n = 0 };
+	struct fit_baseline b;
+	struct fit_model m;
+	struct fit_opts o;
+	struct fit_data d;
+	static const double truth[6] = { 88, 0.4, 0.03, 0.7, 7500, 150 };
+
+	(void)state;
+	for (int i = 1; i <= 8; i++)
+		for (int j = 1; j <= 8; j++) {
+			double u = log1p(i * 100.0), v = log1p(j * 4.0);
+
+			s.x[s.n][0] = i * 100.0;
+			s.x[s.n][1] = j * 4.0;
+			s.y[s.n++] = 50 + 3 * u - 2 * v + 0.5 * u * v - 0.1 * u * u * u;
+		}
+	d = data_of(&s);
+	fit_opts_default(&o);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_true(b.valid);
+	assert_int_equal(b.degree, 3);
+	assert_int_equal(b.n_terms, 10);
+	assert_int_equal(b.cv_folds, 5);
+	assert_true(b.cv_max_bias < 1e-9);
+	assert_true(b.r2 > 1 - 1e-12);
+	s.n = 0;
+	for (int i = 0; i < 12; i++)
+		for (int j = 0; j < 8; j++) {
+			const double in[2] = { 256.0 + i * 1400, 1.0 + 9 * j };
+
+			s.x[s.n][0] = in[0];
+			s.x[s.n][1] = in[1];
+			s.y[s.n++] = fit_form_eval(FIT_CLIFF2, truth, in);
+		}
+	d = data_of(&s);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_int_equal(fit_model_fit(FIT_CLIFF2, &d, &o, &m, NULL), 0);
+	print_message("# cliff: baseline held-out max %.2f%%, cliff2 %.2f%%\n",
+		      100 * b.cv_max_bias, 100 * m.q.cv_max_bias);
+	assert_true(m.q.cv_max_bias < 0.02);
+	assert_true(b.cv_max_bias > 5 * m.q.cv_max_bias);
+	/* one input constant: its terms are left out */
+	for (size_t i = 0; i < s.n; i++)
+		s.x[i][1] = 4;
+	d = data_of(&s);
+	assert_int_equal(fit_baseline_poly(&d, 2, &o, &b), 0);
+	assert_int_equal(b.n_terms, 4);
 }
 
 static void test_fitting_selection_mechanisms(void **state)
@@ -357,7 +433,7 @@ static void test_fitting_selection_mechanisms(void **state)
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
 			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
-			assert_int_equal(sel.n_models, 7); /* every two-input form, the cliffs too */
+			assert_int_equal(sel.n_models, 11); /* every two-input form, cliffs and spills */
 			check_rule(&sel);
 			const struct fit_model *w = &sel.models[sel.best];
 			hits += w->form == truths[t].form;
@@ -661,6 +737,8 @@ int main(void)
 		cmocka_unit_test(test_fitting_selection_rules),
 		cmocka_unit_test(test_fitting_selection_mechanisms),
 		cmocka_unit_test(test_fitting_cliff_recovered_in_either_input),
+		cmocka_unit_test(test_fitting_spill_recovered_in_either_input),
+		cmocka_unit_test(test_fitting_baseline_beside_the_forms),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),
 		cmocka_unit_test(test_fitting_nonconvergence),

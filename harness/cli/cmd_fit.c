@@ -191,6 +191,11 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 	if (m->q.cv_folds)
 		printf("  %u-fold cross-validation, held-out bias: max %.2f%%  mean %.2f%%\n",
 		       m->q.cv_folds, 100 * m->q.cv_max_bias, 100 * m->q.cv_mean_bias);
+	if (sel->baseline.valid && sel->baseline.cv_folds)
+		printf("  baseline (degree-%u polynomial in log inputs, least squares): R^2 %.4f, "
+		       "held-out bias max %.2f%%  mean %.2f%%\n", sel->baseline.degree,
+		       sel->baseline.r2, 100 * sel->baseline.cv_max_bias,
+		       100 * sel->baseline.cv_mean_bias);
 	printf("  why: %s\n", sel->reason);
 	printf("  domain: x %g..%g, y %g..%g; other dimensions at %s\n\n", m->dom_min[0],
 	       m->dom_max[0], m->dom_min[1], m->dom_max[1], d->fixed_json);

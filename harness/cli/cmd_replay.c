@@ -115,7 +115,8 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 		{ "model", 1, NULL, 'M' }, { "rnic", 1, NULL, 'R' }, { "trace", 1, NULL, 't' },
 		{ "testbed", 1, NULL, 'T' }, { "masks", 1, NULL, 'm' }, { "hyper", 1, NULL, 'h' },
 		{ "admission", 1, NULL, 'a' }, { "idle-timeout", 1, NULL, 'i' },
-		{ "seed", 1, NULL, 's' }, { "verb", 1, NULL, 'v' }, { NULL, 0, NULL, 0 } };
+		{ "seed", 1, NULL, 's' }, { "verb", 1, NULL, 'v' }, { "emc", 1, NULL, 'e' },
+		{ NULL, 0, NULL, 0 } };
 	const char *cmd = "replay";
 	double v = 0;
 	int c, rc;
@@ -135,6 +136,8 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 			a->ro.masks = (uint32_t)v;
 		else if (c == 'h' && !(rc = parse_num(cmd, "--hyper", optarg, 0, 1 << 20, &v)))
 			a->ro.opt.hyper_capacity = (uint32_t)v;
+		else if (c == 'e' && !(rc = parse_num(cmd, "--emc", optarg, 1, 1 << 24, &v)))
+			a->ro.emc_entries = (uint32_t)v;
 		else if (c == 'a' && !(rc = parse_num(cmd, "--admission", optarg, 1, 1e12, &v)))
 			a->ro.opt.admission_hits = (uint64_t)v;
 		else if (c == 'i' && !(rc = parse_num(cmd, "--idle-timeout", optarg, 1, 86400, &v)))

@@ -25,9 +25,13 @@
  *
  * ---- Fitting (hx_fit_group) --------------------------------------------------------------
  * Candidate forms (fit_select: AICc, cross-validation as tie-breaker), two-input forms only:
- *     bw:  rbf2, service2, plane, cap2        lat: plane, rbf2, service2, walk2
+ *     bw:  rbf2, service2, plane, cap2, cliff2, cliff2y, spill2, spill2y
+ *     lat: plane, rbf2, service2, walk2, lspill2, lspill2y
  * (cap2 and walk2 follow the mechanisms: the slowest pipeline stage, steering walks that
- * saturate when masks approach the flows; fitting/fit.h.)
+ * saturate when masks approach the flows; cliff2 and spill2 a capacity wall in one input;
+ * fitting/fit.h.) Beside the selected form, the generic baseline (fit_baseline_poly, a
+ * least-squares polynomial in the log inputs) is fitted with the same folds: sel->baseline,
+ * stored in quality_json "baseline".
  * other metrics: every two-input form. A caller may force one form (or its own list); with
  * one form it is fitted alone (fit_model_fit), which also works with too few points for
  * AICc (e.g. four points and a plane).
@@ -45,8 +49,10 @@
  *   se_json      {"se":[..],"cov":[[..],..],"s2":v,"n_points":n} (null for non-finite)
  *   domain_json  {"x":[lo,hi],"y":[lo,hi],"fixed":{other dimensions},"n_other":k}
  *   quality_json {"n_points" (distinct (x, y)),"n_trials","r2","rmse","aicc","cv_mean_bias",
- *                 "cv_max_bias","sse","cv_folds","cv_rmse","reason","tie_break",
- *                 "candidates":[{form,valid,r2,rmse,aicc,cv_mean_bias,cv_max_bias},..]}
+ *                 "cv_max_bias","sse","cv_folds","cv_rmse","reason","degenerate",
+ *                 "baseline":{form,terms,r2,rmse,cv_mean_bias,cv_max_bias} or null,
+ *                 "tie_break","candidates":[{form,valid,r2,rmse,aicc,cv_mean_bias,
+ *                 cv_max_bias},..]}
  *                 (cv_* biases: held-out |pred - y| / |y|, as fractions)
  *
  * ---- Export to the optimiser (hx_fit_export) ----------------------------------------------

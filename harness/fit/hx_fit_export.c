@@ -98,6 +98,10 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_WALK2: *o = OPT_FORM_WALK; return 0;
 	case FIT_CLIFF2: *o = OPT_FORM_CLIFF; return 0;
 	case FIT_CLIFF2Y: *o = OPT_FORM_CLIFFY; return 0;
+	case FIT_SPILL2: *o = OPT_FORM_SPILL; return 0;
+	case FIT_SPILL2Y: *o = OPT_FORM_SPILLY; return 0;
+	case FIT_LSPILL2: *o = OPT_FORM_LSPILL; return 0;
+	case FIT_LSPILL2Y: *o = OPT_FORM_LSPILLY; return 0;
 	default: return -ENOTSUP;
 	}
 }

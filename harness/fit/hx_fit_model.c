@@ -17,8 +17,9 @@
 size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
-					     FIT_CLIFF2, FIT_CLIFF2Y };
-	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2 };
+					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y };
+	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
+					      FIT_LSPILL2, FIT_LSPILL2Y };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
@@ -184,7 +185,7 @@ int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t
 {
 	enum fit_form def[FIT_FORM_COUNT];
 	struct fit_data fd;
-	int rc, v;
+	int rc = 0, v;
 
 	if (!d || !sel)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "hx_fit_group: NULL");
@@ -208,9 +209,9 @@ int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t
 	v = single_varying(d);
 	if (v >= 0)
 		rc = fit_single(d, v, forms, n_forms, opts, sel, err);
-	else if (n_forms == 1)
-		return fit_one(d, &fd, forms[0], opts, sel, err);
-	else
+	else if (n_forms == 1 && (rc = fit_one(d, &fd, forms[0], opts, sel, err)) < 0)
+		return rc;
+	else if (n_forms > 1)
 		rc = fit_select(&fd, 2, forms, n_forms, opts, sel, err);
 	if (rc == -EDOM && n_forms > 1)
 		scn_error_set(err, SCN_ERR_CONFIG, -EDOM,
@@ -219,5 +220,7 @@ int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t
 			      d->rnic_model, d->verb, d->metric, sel->reason, d->n);
 	else if (rc < 0 && rc != -EDOM)
 		scn_error_prefix(err, "%s %s %s: ", d->rnic_model, d->verb, d->metric);
+	if (rc == 0 && fit_baseline_poly(&fd, 2, opts, &sel->baseline) == -ENOMEM)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
 	return rc;
 }

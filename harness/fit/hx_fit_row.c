@@ -88,18 +88,20 @@ static void render_se(struct hx_sb *s, const struct fit_model *m)
 	hx_sb_printf(s, ",\"n_points\":%zu}", m->n_points);
 }
 
+/* SEP"KEY":V, V as hx_sb_num writes it. */
+static void field(struct hx_sb *s, const char *sep, const char *key, double v)
+{
+	hx_sb_printf(s, "%s\"%s\":", sep, key);
+	hx_sb_num(s, v);
+}
+
 static void render_quality_of(struct hx_sb *s, const struct fit_model *m)
 {
-	hx_sb_printf(s, "\"r2\":");
-	hx_sb_num(s, m->q.r2);
-	hx_sb_printf(s, ",\"rmse\":");
-	hx_sb_num(s, m->q.rmse);
-	hx_sb_printf(s, ",\"aicc\":");
-	hx_sb_num(s, m->q.aicc);
-	hx_sb_printf(s, ",\"cv_mean_bias\":");
-	hx_sb_num(s, m->q.cv_mean_bias);
-	hx_sb_printf(s, ",\"cv_max_bias\":");
-	hx_sb_num(s, m->q.cv_max_bias);
+	field(s, "", "r2", m->q.r2);
+	field(s, ",", "rmse", m->q.rmse);
+	field(s, ",", "aicc", m->q.aicc);
+	field(s, ",", "cv_mean_bias", m->q.cv_mean_bias);
+	field(s, ",", "cv_max_bias", m->q.cv_max_bias);
 }
 
 /* Why the model is degenerate for an agent (export refuses it), or NULL: the fit did not
@@ -129,12 +131,31 @@ static const char *degenerate(const struct hx_fit_data *d, const struct fit_mode
 	for (size_t i = 0; i < m->n_params; i++)
 		if (!isfinite(m->se[i]))
 			return "singular covariance: a standard error is not finite";
+	if (isnan(m->q.cv_max_bias))
+		return "no held-out bias: cross-validation was not possible (a fold did not "
+		       "converge or had too few points)";
 	if (!(m->q.cv_max_bias <= HX_FIT_MAX_BIAS)) {
 		snprintf(why, len, "held-out bias %.1f%% is above the export limit %.0f%%",
 			 100 * m->q.cv_max_bias, 100 * HX_FIT_MAX_BIAS);
 		return why;
 	}
 	return NULL;
+}
+
+/* ,"baseline":{...}: the generic regression fitted beside the forms (fitting/fit.h). */
+static void render_baseline(struct hx_sb *s, const struct fit_baseline *b)
+{
+	if (!b->valid) {
+		hx_sb_printf(s, ",\"baseline\":null");
+		return;
+	}
+	hx_sb_printf(s, ",\"baseline\":{\"form\":\"poly%u-log\",\"terms\":%u", b->degree,
+		     b->n_terms);
+	field(s, ",", "r2", b->r2);
+	field(s, ",", "rmse", b->rmse);
+	field(s, ",", "cv_mean_bias", b->cv_mean_bias);
+	field(s, ",", "cv_max_bias", b->cv_max_bias);
+	hx_sb_printf(s, "}");
 }
 
 static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
@@ -157,6 +178,7 @@ static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 		hx_sb_str(s, why);
 	else
 		hx_sb_printf(s, "null");
+	render_baseline(s, &sel->baseline);
 	hx_sb_printf(s, ",\"tie_break\":%s,\"candidates\":[", sel->tie_break ? "true" : "false");
 	for (size_t i = 0; i < sel->n_models; i++) {
 		const struct fit_model *c = &sel->models[i];
