@@ -11,7 +11,6 @@
  * The plan's budget does not apply here (brute force would not finish within it).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,8 @@ struct cmp_env {
 	const char *plan_path, *tb_path;
 	struct hx_analysis *a[3];
 	unsigned false_causes[3], missed[3];
+	struct tb_description desc;
+	bool quiet;
 };
 
 static const enum hx_strategy order[3] = { HX_STRATEGY_BRUTE, HX_STRATEGY_CCT,
@@ -143,7 +144,7 @@ static void print_table(const struct cmp_env *e, FILE *out)
 
 static void print_json(const struct cmp_env *e, FILE *out)
 {
-	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *root = hx_json_doc("compare"), *arr = json_object_new_array();
 
 	for (unsigned k = 0; k < 3; k++) {
 		const struct hx_analysis *a = e->a[k];
@@ -163,9 +164,11 @@ static void print_json(const struct cmp_env *e, FILE *out)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "plan", json_object_new_string(e->plan->name));
+	json_object_object_add(root, "testbed", json_object_new_string(e->tb_path));
+	json_object_object_add(root, "rnic_model", json_object_new_string(e->desc.rnic_model));
+	json_object_object_add(root, "firmware", json_object_new_string(e->desc.firmware));
 	json_object_object_add(root, "strategies", arr);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-	json_object_put(root);
+	hx_json_emit(root, out);
 }
 
 static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err)
@@ -183,6 +186,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 				     "%s names no testbed: give --testbed FILE", e->plan_path);
 	if ((rc = tb_open(e->tb_path, &e->tb, err)) < 0 ||
 	    (rc = tb_describe(e->tb, &r.desc, err)) < 0 ||
+	    (rc = tb_describe(e->tb, &e->desc, err)) < 0 ||
 	    (rc = res_lock_writer(db_path, "compare", &e->lock, err)) < 0 ||
 	    (rc = res_open(db_path, true, &e->db, err)) < 0)
 		return rc;
@@ -200,10 +204,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 
 int hx_cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "testbed", required_argument, NULL, 't' }, { "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'J' },	      { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("compare", argc, argv);
 	struct cmp_env e;
 	const char *db = HX_DEFAULT_DB;
 	struct scn_error err;
@@ -211,13 +212,12 @@ int hx_cmd_compare(int argc, char **argv)
 	int c, rc = 0;
 
 	memset(&e, 0, sizeof(e));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 't': e.tb_path = optarg; break;
 		case 'd': db = optarg; break;
 		case 'J': json = true; break;
+		case 'q': e.quiet = true; break;
 		default:
 			return hx_bad_option("compare", argv);
 		}
@@ -246,3 +246,23 @@ int hx_cmd_compare(int argc, char **argv)
 	hx_plan_free(e.plan);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt compare_opts[] = {
+	{ "testbed", 't', "FILE", "testbed description (default: the plan's 'testbed:')",
+	  HX_COMPLETE_FILE, 0 },
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "json", 'J', NULL, "the comparison as JSON (docs/json.md)", NULL, 0 },
+	{ "quiet", 'q', NULL, "no progress on stderr", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_compare = {
+	"compare", "compare the cct, brute and anneal strategies on a plan", "PLAN", compare_opts,
+	"Runs brute force (full factorial), cct and simulated annealing on the same testbed\n"
+	"and trial cache, and prints side by side: points, trials, testbed-hours, causes\n"
+	"found, false causes and causes missed (brute force's causes are the reference), and\n"
+	"each strategy's cost relative to brute force. Each strategy is charged for every\n"
+	"trial it requested, even when another strategy measured it first. On a terminal a\n"
+	"progress line per strategy shows its phase, trials and testbed-hours.\n",
+	NULL, hx_cmd_compare,
+};

@@ -5,7 +5,6 @@
  * export (the optimiser's model file, or YAML for people). The rules live in hx_fit.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,27 +106,14 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 
 static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },       { "rnic", required_argument, NULL, 'r' },
-		{ "verb", required_argument, NULL, 'v' },     { "metric", required_argument, NULL, 'm' },
-		{ "form", required_argument, NULL, 'k' },     { "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'J' },           { "model", required_argument, NULL, 'i' },
-		{ "masks-local", required_argument, NULL, 'x' },
-		{ "masks-remote", required_argument, NULL, 'y' },
-		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
-		{ "inputs", required_argument, NULL, 'I' },   { "force", no_argument, NULL, 'X' },
-		{ "sign", required_argument, NULL, 'S' },     { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS(cmd, argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
 	o->seed = 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:", opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
+	while ((c = hx_opt_next(&a)) != -1) {
+		if (c == '?')
 			return hx_bad_option(cmd, argv);
 		rc = parse_opt(cmd, c, o);
 		if (rc)
@@ -143,23 +129,31 @@ static const char *unit_of(const char *metric)
 
 /* ---- JSON of a stored model (fit --json, models --json) -------------------------------- */
 
-static void print_model_json(const struct res_model *m, bool first)
+/* A JSON text stored with the model, parsed (null when it does not parse). */
+static struct json_object *stored_json(const char *text)
 {
-	char a[160], b[160], c[160];
-	struct hx_sb s1, s2, s3;
+	return text && text[0] ? json_tokener_parse(text) : NULL;
+}
 
-	hx_sb_init(&s1, a, sizeof(a));
-	hx_sb_str(&s1, m->rnic_model);
-	hx_sb_init(&s2, b, sizeof(b));
-	hx_sb_str(&s2, m->firmware);
-	hx_sb_init(&s3, c, sizeof(c));
-	hx_sb_str(&s3, m->inputs);
-	printf("%s{\"id\":%lld,\"campaign\":%lld,\"rnic_model\":%s,\"firmware\":%s,\"verb\":\"%s\","
-	       "\"metric\":\"%s\",\"form\":\"%s\",\"inputs\":%s,\"valid\":%s,\"created\":%.0f,"
-	       "\"params\":%s,\"se\":%s,\"domain\":%s,\"quality\":%s}",
-	       first ? "" : ",\n", (long long)m->id, (long long)m->campaign, a, b, m->verb,
-	       m->metric, m->form, c, m->valid ? "true" : "false", m->created, m->params_json,
-	       m->se_json, m->domain_json, m->quality_json);
+static struct json_object *model_json(const struct res_model *m)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "id", json_object_new_int64(m->id));
+	json_object_object_add(j, "campaign", json_object_new_int64(m->campaign));
+	json_object_object_add(j, "rnic_model", json_object_new_string(m->rnic_model));
+	json_object_object_add(j, "firmware", json_object_new_string(m->firmware));
+	json_object_object_add(j, "verb", json_object_new_string(m->verb));
+	json_object_object_add(j, "metric", json_object_new_string(m->metric));
+	json_object_object_add(j, "form", json_object_new_string(m->form));
+	json_object_object_add(j, "inputs", json_object_new_string(m->inputs));
+	json_object_object_add(j, "valid", json_object_new_boolean(m->valid));
+	json_object_object_add(j, "created", json_object_new_double(m->created));
+	json_object_object_add(j, "params", stored_json(m->params_json));
+	json_object_object_add(j, "se", stored_json(m->se_json));
+	json_object_object_add(j, "domain", stored_json(m->domain_json));
+	json_object_object_add(j, "quality", stored_json(m->quality_json));
+	return j;
 }
 
 /* ---- fit ----------------------------------------------------------------------------------- */
@@ -212,7 +206,7 @@ static const char *why_unfit(const struct hx_fit_data *d)
 
 /* Fit and store one group; 1 skipped, 0 stored, < 0 failed (printed). */
 static int fit_group(struct res_db *db, const struct hx_fit_data *d, const struct fit_cli *o,
-		     bool *first)
+		     struct json_object *models)
 {
 	struct fit_selection *sel = calloc(1, sizeof(*sel));
 	struct res_model *row = calloc(1, sizeof(*row));
@@ -243,9 +237,8 @@ static int fit_group(struct res_db *db, const struct hx_fit_data *d, const struc
 		rc = res_model_put(db, row, &err);
 	if (rc < 0) {
 		hx_report_error(&err);
-	} else if (o->json) {
-		print_model_json(row, *first);
-		*first = false;
+	} else if (models) {
+		json_object_array_add(models, model_json(row));
 	} else {
 		print_fit_text(d, sel, row);
 	}
@@ -261,7 +254,7 @@ int hx_cmd_fit(int argc, char **argv)
 	struct hx_fit_set *set = NULL;
 	struct scn_error err;
 	size_t stored = 0, failed = 0;
-	bool first = true;
+	struct json_object *doc = NULL, *models = NULL;
 	int rc = parse_cli("fit", argc, argv, &o);
 
 	if (rc)
@@ -282,15 +275,18 @@ int hx_cmd_fit(int argc, char **argv)
 		res_close(db);
 		return hx_report_error(&err);
 	}
-	if (o.json)
-		printf("[\n");
+	if (o.json) {
+		doc = hx_json_doc("fit");
+		models = json_object_new_array();
+		json_object_object_add(doc, "models", models);
+	}
 	for (size_t i = 0; i < hx_fit_set_count(set); i++) {
-		rc = fit_group(db, hx_fit_set_at(set, i), &o, &first);
+		rc = fit_group(db, hx_fit_set_at(set, i), &o, models);
 		stored += rc == 0;
 		failed += rc < 0;
 	}
-	if (o.json)
-		printf("\n]\n");
+	if (doc)
+		hx_json_emit(doc, stdout);
 	hx_fit_set_free(set);
 	res_close(db);
 	if (stored == 0 && failed == 0) {
@@ -306,7 +302,9 @@ int hx_cmd_fit(int argc, char **argv)
 /* ---- models -------------------------------------------------------------------------------- */
 
 struct models_ctx {
-	bool json, first;
+	struct json_object *models; /* --json: the array, else NULL */
+	int w_rnic, w_fw;           /* table widths (a first pass measures them) */
+	bool measure;               /* the first pass */
 };
 
 static double qnum(struct json_object *q, const char *key)
@@ -321,15 +319,21 @@ static int print_model_line(const struct res_model *m, void *vctx)
 	struct models_ctx *c = vctx;
 	struct json_object *q;
 
-	if (c->json) {
-		print_model_json(m, c->first);
-		c->first = false;
+	if (c->models) {
+		json_object_array_add(c->models, model_json(m));
+		return 0;
+	}
+	if (c->measure) {
+		c->w_rnic = (int)strlen(m->rnic_model) > c->w_rnic ? (int)strlen(m->rnic_model)
+								     : c->w_rnic;
+		c->w_fw = (int)strlen(m->firmware) > c->w_fw ? (int)strlen(m->firmware) : c->w_fw;
 		return 0;
 	}
 	q = json_tokener_parse(m->quality_json);
-	printf("%5lld  %-16s %-10s %-5s %-3s %-8s %5s %6.0f %7.4f %8.2f%%  %s\n", (long long)m->id,
-	       m->rnic_model, m->firmware, m->verb, m->metric, m->form, m->valid ? "yes" : "no",
-	       qnum(q, "n_points"), qnum(q, "r2"), 100 * qnum(q, "cv_max_bias"), m->params_json);
+	printf("%5lld  %-*s  %-*s  %-5s  %-6s  %-8s  %5s  %6.0f  %7.4f  %15.2f%%  %s\n",
+	       (long long)m->id, c->w_rnic, m->rnic_model, c->w_fw, m->firmware, m->verb,
+	       m->metric, m->form, m->valid ? "yes" : "no", qnum(q, "n_points"), qnum(q, "r2"),
+	       100 * qnum(q, "cv_max_bias"), m->params_json);
 	{
 		struct json_object *dg = NULL;
 
@@ -345,23 +349,32 @@ static int print_model_line(const struct res_model *m, void *vctx)
 int hx_cmd_models(int argc, char **argv)
 {
 	struct fit_cli o;
-	struct models_ctx c = { .first = true };
+	struct models_ctx c = { .w_rnic = (int)strlen("RNIC model"), .w_fw = (int)strlen("firmware") };
 	struct res_db *db = NULL;
+	struct json_object *doc = NULL;
 	struct scn_error err;
 	int rc = parse_cli("models", argc, argv, &o);
 
 	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
-	c.json = o.json;
-	if (c.json)
-		printf("[\n");
+	if (o.json) {
+		doc = hx_json_doc("models");
+		c.models = json_object_new_array();
+		json_object_object_add(doc, "models", c.models);
+	} else {
+		c.measure = true;
+		rc = res_model_each(db, o.rnic, print_model_line, &c, &err);
+		c.measure = false;
+		printf("%5s  %-*s  %-*s  %-5s  %-6s  %-8s  %5s  %6s  %7s  %16s  %s\n", "id", c.w_rnic,
+		       "RNIC model", c.w_fw, "firmware", "verb", "metric", "form", "valid", "points",
+		       "R^2", "held-out max bias", "parameters");
+	}
+	if (rc == 0)
+		rc = res_model_each(db, o.rnic, print_model_line, &c, &err);
+	if (rc == 0 && doc)
+		hx_json_emit(doc, stdout);
 	else
-		printf("%5s  %-16s %-10s %-5s %-3s %-8s %5s %6s %7s %9s  %s\n", "id", "rnic",
-		       "firmware", "verb", "m", "form", "valid", "points", "R^2", "CV maxb",
-		       "params");
-	rc = res_model_each(db, o.rnic, print_model_line, &c, &err);
-	if (c.json)
-		printf("\n]\n");
+		json_object_put(doc);
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
@@ -383,23 +396,21 @@ static void warn_domain(const struct res_model *m, const struct fit_cli *o)
 static void print_prediction_json(const struct res_model *m, const struct fit_cli *o,
 				  const struct hx_prediction *p)
 {
-	char buf[512];
-	struct hx_sb s;
+	struct json_object *doc = hx_json_doc("predict");
 
-	hx_sb_init(&s, buf, sizeof(buf));
-	hx_sb_printf(&s, "{\"model\":%lld,\"verb\":\"%s\",\"metric\":\"%s\",\"masks_local\":",
-		     (long long)m->id, m->verb, m->metric);
-	hx_sb_num(&s, o->x);
-	hx_sb_printf(&s, ",\"masks_remote\":");
-	hx_sb_num(&s, o->y);
-	hx_sb_printf(&s, ",\"value\":");
-	hx_sb_num(&s, p->value);
-	hx_sb_printf(&s, ",\"lo\":");
-	hx_sb_num(&s, p->lo);
-	hx_sb_printf(&s, ",\"hi\":");
-	hx_sb_num(&s, p->hi);
-	hx_sb_printf(&s, ",\"in_domain\":%s}", p->in_domain ? "true" : "false");
-	printf("%s\n", buf);
+	json_object_object_add(doc, "model", json_object_new_int64(m->id));
+	json_object_object_add(doc, "rnic_model", json_object_new_string(m->rnic_model));
+	json_object_object_add(doc, "firmware", json_object_new_string(m->firmware));
+	json_object_object_add(doc, "verb", json_object_new_string(m->verb));
+	json_object_object_add(doc, "metric", json_object_new_string(m->metric));
+	json_object_object_add(doc, "form", json_object_new_string(m->form));
+	json_object_object_add(doc, "masks_local", hx_json_num(o->x));
+	json_object_object_add(doc, "masks_remote", hx_json_num(o->y));
+	json_object_object_add(doc, "value", hx_json_num(p->value));
+	json_object_object_add(doc, "lo", hx_json_num(p->lo));
+	json_object_object_add(doc, "hi", hx_json_num(p->hi));
+	json_object_object_add(doc, "in_domain", json_object_new_boolean(p->in_domain));
+	hx_json_emit(doc, stdout);
 }
 
 int hx_cmd_predict(int argc, char **argv)
@@ -456,6 +467,34 @@ static int sign_export(const char *out, const char *key)
 	return HX_EXIT_USAGE;
 }
 
+struct known_names {
+	char text[512];
+};
+
+static int add_known_name(const struct res_model *m, void *ctx)
+{
+	struct known_names *k = ctx;
+	char quoted[96];
+	size_t n = strlen(k->text);
+
+	snprintf(quoted, sizeof(quoted), "'%s'", m->rnic_model);
+	if (!strstr(k->text, quoted) && n + strlen(quoted) + 3 < sizeof(k->text))
+		snprintf(k->text + n, sizeof(k->text) - n, "%s%s", n ? ", " : "", quoted);
+	return 0;
+}
+
+/* "no valid model for RNIC model 'X'": add the RNIC models the store has models of. */
+static void name_known_models(struct res_db *db, struct scn_error *err)
+{
+	struct known_names k = { "" };
+	size_t n = strlen(err->message);
+
+	res_model_each(db, NULL, add_known_name, &k, NULL);
+	if (n + 1 < sizeof(err->message))
+		snprintf(err->message + n, sizeof(err->message) - n, "; RNIC models in the store: %.*s",
+			 (int)(sizeof(err->message) - n - 1), k.text[0] ? k.text : "none");
+}
+
 int hx_cmd_export(int argc, char **argv)
 {
 	struct fit_cli o;
@@ -476,6 +515,8 @@ int hx_cmd_export(int argc, char **argv)
 	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	rc = hx_fit_export(db, o.rnic, o.firmware, o.force, o.out, fmt, &info, &err);
+	if (rc == -ENOENT)
+		name_known_models(db, &err);
 	res_close(db);
 	if (rc < 0)
 		return hx_report_error(&err);
@@ -490,3 +531,98 @@ int hx_cmd_export(int argc, char **argv)
 	       o.sign ? ", signed: " : "", o.sign ? o.out : "", o.sign ? ".sig" : "");
 	return HX_EXIT_OK;
 }
+
+#define FIT_OPT_DB { "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 }
+
+static const struct hx_opt fit_opts[] = {
+	FIT_OPT_DB,
+	{ "rnic", 'r', "MODEL", "only this RNIC model (as campaigns recorded it)", NULL, 0 },
+	{ "verb", 'v', "V", "only this verb", "send write read", 0 },
+	{ "metric", 'm', "M", "only bw or lat", "bw lat", 0 },
+	{ "form", 'k', "F,...", "candidate forms (rbf2, plane, service2, cap2, walk2); a single\n"
+	  "form is fitted alone, which works with few points (a plane through 4)", NULL, 0 },
+	{ "where", 'w', "D=L", "only trials whose point has dimension D at level L (repeatable;\n"
+	  "e.g. --where msg_size=2 for imported perftest -a logs)", NULL, 0 },
+	{ "inputs", 'I', "X,Y", "the model's inputs: dimension names, or client.masks /\n"
+	  "server.masks (a host's encap + decap masks); default client.masks,server.masks;\n"
+	  "'causes': per (verb, metric) the dimensions its newest campaign's causes name", NULL, 0 },
+	{ "seed", 's', "N", "seed of the fit's starts and cross-validation folds (default 1)", NULL, 0 },
+	{ "json", 'J', NULL, "print the stored models as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_fit = {
+	"fit", "fit per-RNIC performance models from stored trials", NULL, fit_opts,
+	"Fits and stores one model per (RNIC model, verb, metric) of the trials in the database.\n"
+	"Inputs by default (the ScalaCN paper's): x = masks on the local (client) host =\n"
+	"client.encap_masks + client.decap_masks, y = masks on the remote (server) host =\n"
+	"server.encap_masks + server.decap_masks; --inputs names others, which the exported\n"
+	"model file keeps so that an agent feeds each by name. Only ok trials at the most\n"
+	"common setting of the other dimensions and firmware are used; the trials of one\n"
+	"(x, y) count as one point, their median. Forms: rbf2, service2, plane, cap2 (bw);\n"
+	"plane, rbf2, service2, walk2 (lat); chosen by AICc, cross-validation breaking ties.\n"
+	"Prints per model: form, parameters with standard errors, R^2, RMSE, held-out bias\n"
+	"(max, mean), why the form won, the domain.\n",
+	"Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
+	hx_cmd_fit,
+};
+
+static const struct hx_opt models_opts[] = {
+	FIT_OPT_DB,
+	{ "rnic", 'r', "MODEL", "only this RNIC model", NULL, 0 },
+	{ "json", 'J', NULL, "the models as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_models = {
+	"models", "list fitted models", NULL, models_opts,
+	"One line per stored model: id, RNIC model, firmware, verb, metric, form, valid (it\n"
+	"converged, each input varied, finite standard errors, held-out bias at most 10%),\n"
+	"points, R^2, held-out maximum bias and the parameters.\n",
+	NULL, hx_cmd_models,
+};
+
+static const struct hx_opt predict_opts[] = {
+	{ "model", 'i', "ID", "the stored model (see 'scalacn models')", NULL, 0 },
+	{ "masks-local", 'x', "X", "masks on the local (client) host", NULL, 0 },
+	{ "masks-remote", 'y', "Y", "masks on the remote (server) host", NULL, 0 },
+	FIT_OPT_DB,
+	{ "json", 'J', NULL, "the prediction as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_predict = {
+	"predict", "predict a metric from a fitted model", NULL, predict_opts,
+	"Prints the prediction of stored model ID at X masks on the local (client) host and Y on\n"
+	"the remote (server) host, with its 95% prediction interval. Outside the fitted domain it\n"
+	"warns on stderr (an extrapolation) and still exits 0.\n",
+	NULL, hx_cmd_predict,
+};
+
+static const struct hx_opt export_opts[] = {
+	{ "rnic", 'r', "MODEL", "the RNIC model to export (as 'scalacn models' names it)", NULL, 0 },
+	{ "output", 'o', "FILE", "the model file to write", HX_COMPLETE_FILE, 'o' },
+	FIT_OPT_DB,
+	{ "firmware", 'f', "FW", "only models of this firmware", NULL, 0 },
+	{ "format", 'F', "F", "sqlite (default: the agents' model file) or yaml (for people)",
+	  "sqlite yaml", 0 },
+	{ "force", 'X', NULL, "export the newest model even when it is not valid", NULL, 0 },
+	{ "sign", 'S', "KEY", "also write FILE.sig, an Ed25519 signature with secret key KEY",
+	  HX_COMPLETE_FILE, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_export = {
+	"export", "export fitted models for the runtime optimiser", NULL, export_opts,
+	"Writes the newest valid model per (verb, metric) of one RNIC model (valid: it converged,\n"
+	"each input varied, its standard errors are finite, its held-out bias is at most 10%;\n"
+	"'scalacn models' says why one is not; --force exports the newest one anyway; the file\n"
+	"names the inputs, which an agent feeds by name). sqlite (default): the\n"
+	"self-contained model file agents load with opt_model_load (libscalacn-opt), checksum\n"
+	"inside. yaml: a rendering for people. Knee models are not exported to agents (the\n"
+	"optimiser's knee is another shape). --sign KEY also writes FILE.sig, an Ed25519\n"
+	"signature with the secret key KEY (scalacn keygen): agents that load with\n"
+	"opt_model_load_signed and the public key refuse unsigned or altered files. It writes\n"
+	"a file, so it has no JSON form.\n",
+	NULL, hx_cmd_export,
+};

@@ -12,8 +12,10 @@
 #include <json-c/json.h>
 
 #include "harness/campaign/hx_campaign.h"
+#include "harness/cli/hx_cli.h"
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
+#include "testbeds/tb.h"
 
 static const char *metric_name(enum gen_metric m)
 {
@@ -348,11 +350,38 @@ static struct json_object *accounting_json(const struct hx_outcome *o)
 	return j;
 }
 
-int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+/* The run's verdict, as the text's Result line says it. */
+static bool outcome_qualified(const struct hx_plan *p, const struct hx_outcome *o)
 {
-	struct json_object *root = json_object_new_object(), *walls = json_object_new_array(), *seq;
+	for (unsigned i = 0; i < p->n_criteria; i++)
+		if (!o->criteria[i].pass)
+			return false;
+	for (unsigned i = 0; i < o->n_walls; i++)
+		if (o->walls[i].in_range)
+			return false;
+	return !o->budget_exhausted;
+}
 
+/* What was qualified where: the verdict, RNIC model, firmware, testbed and plan. */
+static void add_identity(struct json_object *root, const struct hx_plan *p,
+			 const struct hx_outcome *o, const struct tb_description *d,
+			 const char *testbed)
+{
+	json_object_object_add(root, "verdict", json_object_new_string(
+		outcome_qualified(p, o) ? "qualified" : "not qualified"));
+	json_object_object_add(root, "rnic_model", json_object_new_string(d->rnic_model));
+	json_object_object_add(root, "firmware", json_object_new_string(d->firmware));
+	json_object_object_add(root, "testbed", testbed ? json_object_new_string(testbed) : NULL);
+	json_object_object_add(root, "testbed_kind", json_object_new_string(d->kind));
 	json_object_object_add(root, "plan", json_object_new_string(p->name));
+}
+
+int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o,
+		    const struct tb_description *d, const char *testbed, FILE *out)
+{
+	struct json_object *root = hx_json_doc("run"), *walls = json_object_new_array(), *seq;
+
+	add_identity(root, p, o, d, testbed);
 	json_object_object_add(root, "baselines", baselines_json(o));
 	json_object_object_add(root, "models_valid",
 			       json_object_new_int64((int64_t)o->enum_stats.valid));
@@ -371,8 +400,6 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
 	json_object_object_add(root, "accounting", accounting_json(o));
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(root);
+	hx_json_emit(root, out);
 	return 0;
 }

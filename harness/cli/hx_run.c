@@ -9,6 +9,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -54,6 +55,8 @@ struct campaign_env {
 	struct hx_outcome outcome;
 	struct hx_analysis analysis;  /* the causes: outcome.analysis points here */
 	const char *testbed_path;
+	double started;               /* monotonic clock at the start (hx_now) */
+	struct hx_junit_run junit;    /* properties and wall-clock times for --junit */
 };
 
 static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
@@ -128,25 +131,41 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 	return open_campaign(e, o, err);
 }
 
+/* Add the wall-clock seconds since *T0 to JUnit's phase SLOT of E; *T0 becomes now. */
+static void charge_phase(struct campaign_env *e, enum hx_junit_phase slot, double *t0)
+{
+	double now = hx_now();
+
+	e->junit.phase_s[slot] += now - *t0;
+	*t0 = now;
+}
+
 static int run_phases(struct campaign_env *e, struct scn_error *err)
 {
 	struct hx_outcome *out = &e->outcome;
+	double t0;
 	int rc;
 
 	rc = topo_enumerate(&e->plan->space, NULL, NULL, &out->enum_stats, err);
 	if (rc < 0)
 		return rc;
 	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, out, err);
+	charge_phase(e, HX_JU_WALLS, &t0);
 	if (rc == 0) /* the baseline again after each phase: drift marks its decisions */
 		rc = hx_phase_drift(&e->runner, e->plan, out, "walls", err);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
+	charge_phase(e, HX_JU_CRITERIA, &t0);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "criteria", err);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
+	charge_phase(e, HX_JU_ANALYSIS, &t0);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "analysis", err);
 	if (rc == 0)
@@ -202,6 +221,19 @@ static int store_and_model(struct campaign_env *e, int rc, struct scn_error *err
 	return r ? r : rc;
 }
 
+/* The JUnit file's properties and whole wall-clock time, from what opened. */
+static void junit_describe(struct campaign_env *e, const struct hx_run_opts *o)
+{
+	struct hx_junit_run *j = &e->junit;
+
+	j->suite = e->plan ? e->plan->name : o->plan_path;
+	j->plan_path = o->plan_path;
+	j->testbed_path = e->testbed_path ? e->testbed_path : o->testbed_path;
+	j->rnic_model = e->tb ? e->runner.desc.rnic_model : NULL;
+	j->firmware = e->tb ? e->runner.desc.firmware : NULL;
+	j->wall_s = hx_now() - e->started;
+}
+
 static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
 {
 	if (o->dry_run)
@@ -217,15 +249,40 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 	if (rc < 0)
 		return rc;
 	if (o->json)
-		hx_outcome_json(e->plan, out, stdout);
+		hx_outcome_json(e->plan, out, &e->runner.desc, e->testbed_path, stdout);
 	else
 		hx_outcome_print(e->plan, out, stdout);
 	if (o->junit_path) {
-		rc = hx_outcome_junit(e->plan, out, o->junit_path, err);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (m) {
+			hx_outcome_print(e->plan, out, m);
+			fclose(m);
+		}
+		e->junit.summary = text;
+		junit_describe(e, o);
+		rc = hx_outcome_junit(e->plan, out, &e->junit, o->junit_path, err);
+		free(text);
+		e->junit.summary = NULL;
 		if (rc < 0)
 			return rc;
 	}
 	return code;
+}
+
+/* --junit after an error (configuration 2, testbed 3): one <error> testcase, same exit. */
+static void junit_error(struct campaign_env *e, const struct hx_run_opts *o,
+			const struct scn_error *failure, int code)
+{
+	struct scn_error err;
+
+	if (!o->junit_path || o->dry_run)
+		return;
+	junit_describe(e, o);
+	if (hx_error_junit(&e->junit, failure, code, o->junit_path, &err) < 0)
+		hx_report_error(&err);
 }
 
 static void close_all(struct campaign_env *e)
@@ -259,6 +316,8 @@ int hx_campaign_run(const struct hx_run_opts *o)
 	int rc, code;
 
 	memset(&e, 0, sizeof(e));
+	e.started = hx_now();
+	e.junit.started_unix = (double)time(NULL);
 	e.outcome.analysis = &e.analysis;
 	scn_error_clear(&err);
 	hx_runner_init(&e.runner);
@@ -294,6 +353,7 @@ int hx_campaign_run(const struct hx_run_opts *o)
 		if (e.db && e.runner.campaign)
 			res_campaign_set_status(e.db, e.runner.campaign, RES_FAILED, err.message, NULL);
 		code = hx_report_error(&err);
+		junit_error(&e, o, &err, code);
 	}
 	close_all(&e);
 	return code;
