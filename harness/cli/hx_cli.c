@@ -115,7 +115,13 @@ void hx_provenance_warn(const char *cmd, const struct res_campaign *c)
 const char *hx_thousands(double v, char *buf, size_t len)
 {
 	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%.0f", fabs(v)), at = 0, out = 0;
+	int n, at = 0, out = 0;
+
+	if (!isfinite(v) || fabs(v) >= 1e15) { /* beyond separators: one exponent notation */
+		snprintf(buf, len, "%.3e", v);
+		return buf;
+	}
+	n = snprintf(digits, sizeof(digits), "%.0f", fabs(v));
 
 	if (v < 0 && out + 1 < (int)len)
 		buf[out++] = '-';

@@ -104,7 +104,8 @@ struct json_object *hx_json_list(const char *list, bool ids);
 	"packet, S8 timeouts, unclassified otherwise; confidence: the share of removal orders\n"  \
 	"that kept the cause (1.00 = every order); trials: distinct trials of the evidence"
 
-/* V (a count) with thousands separators: "12,345" (tables; JSON keeps the number). */
+/* V (a count) with thousands separators: "12,345" (tables; JSON keeps the number); from
+ * 10^15 on, or not finite: "1.234e+15". */
 const char *hx_thousands(double v, char *buf, size_t len);
 
 /* Where commands look for the results store when --db is not given. */

@@ -85,23 +85,38 @@ void hx_command_usage(const struct hx_command *c, FILE *out)
 		fprintf(out, "\n%s", c->notes);
 }
 
-/* TEXT for scdoc: a line starting with spaces is kept as is (a literal block needs a
- * tab in scdoc, so indented lines become tab-indented); '*' and '_' are escaped. */
+/* One line of prose for scdoc: '*', '_' and '\\' escaped. */
+static void scdoc_escaped(const char *s, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '*' || s[i] == '_' || s[i] == '\\')
+			fputc('\\', out);
+		fputc(s[i], out);
+	}
+}
+
+/* TEXT for scdoc: prose lines escaped; lines indented by spaces (examples) become a
+ * literal block, kept as they are. */
 static void scdoc_text(const char *text, FILE *out)
 {
-	bool line_start = true;
+	bool literal = false;
 
-	for (const char *s = text; s && *s; s++) {
-		if (line_start && *s == ' ') {
-			while (*s == ' ')
-				s++;
-			fputc('\t', out);
-		}
-		if (*s == '*' || *s == '_' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-		line_start = *s == '\n';
+	for (const char *s = text; s && *s;) {
+		size_t n = strcspn(s, "\n");
+		bool indented = s[0] == ' ';
+
+		if (indented != literal)
+			fputs("```\n", out);
+		literal = indented;
+		if (literal)
+			fwrite(s, 1, n, out);
+		else
+			scdoc_escaped(s, n, out);
+		fputc('\n', out);
+		s += n + (s[n] == '\n');
 	}
+	if (literal)
+		fputs("```\n", out);
 }
 
 void hx_commands_scdoc(FILE *out)
@@ -123,12 +138,16 @@ void hx_commands_scdoc(FILE *out)
 		}
 		for (const struct hx_opt *o = c->opts; o && o->name; o++) {
 			fprintf(out, "*");
-			scdoc_text(option_label(o, label, sizeof(label)), out);
+			option_label(o, label, sizeof(label));
+			scdoc_escaped(label, strlen(label), out);
 			fprintf(out, "*\n\t");
-			for (const char *s = o->help; *s; s++) {
-				if (*s == '*' || *s == '_' || *s == '\\')
-					fputc('\\', out);
-				fputc(*s == '\n' ? ' ' : *s, out);
+			for (const char *s = o->help; *s;) {
+				size_t n = strcspn(s, "\n");
+
+				scdoc_escaped(s, n, out);
+				s += n;
+				if (*s == '\n' && *++s)
+					fputc(' ', out);
 			}
 			fprintf(out, "\n\n");
 		}

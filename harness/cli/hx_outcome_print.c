@@ -74,11 +74,14 @@ static void print_enum(const struct hx_outcome *o, FILE *out)
 {
 	const struct topo_enum_stats *e = &o->enum_stats;
 
-	fprintf(out, "Architecture models: brute force 10^%.2f, valid %llu, pruned:",
-		e->log10_bruteforce, (unsigned long long)e->valid);
+	char n[40];
+
+	fprintf(out, "Architecture models: brute force 10^%.2f, valid %s; models pruned, by reason:",
+		e->log10_bruteforce, hx_thousands((double)e->valid, n, sizeof(n)));
 	for (int r = 1; r < TOPO_R_COUNT; r++)
 		if (e->pruned[r] > 0)
-			fprintf(out, " %s %.4g", topo_reason_name((enum topo_reason)r), e->pruned[r]);
+			fprintf(out, " %s %s", topo_reason_name((enum topo_reason)r),
+				hx_thousands(e->pruned[r], n, sizeof(n)));
 	fprintf(out, "\n");
 }
 
@@ -109,24 +112,24 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 {
 	char lv[32], good[32], max[32], change[24];
 
-	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
+	fprintf(out, "  %-20s %-5s %-6s ", w->dim->name, topo_verb_name(w->verb),
 		metric_name(w->metric));
 	if (w->slope) {
 		print_slope(w, out);
 	} else if (!w->found) {
 		fprintf(out, "no wall up to %s\n", hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
 	} else {
-		fprintf(out, "%9s %9s %10s %8.2g  %-4s %-11s%s\n",
+		fprintf(out, "%9s %9s %10s %8.2g  %-5s %-11s%s\n",
 			hx_level_text(w->dim, w->level, lv, sizeof(lv)),
 			hx_level_text(w->dim, w->last_good, good, sizeof(good)),
 			change_text(w, change, sizeof(change)), w->p_value, w->class_, w->kind,
 			w->in_range ? "  << inside qualified range" : "");
 	}
 	if (w->drifted)
-		fprintf(out, "  %-20s %-5s %-3s   judged against a baseline that drifted (see Drift)\n",
+		fprintf(out, "  %-20s %-5s %-6s   judged against a baseline that drifted (see Drift)\n",
 			"", "", "");
 	if (w->note[0])
-		fprintf(out, "  %-20s %-5s %-3s   note: %s\n", "", "", "", w->note);
+		fprintf(out, "  %-20s %-5s %-6s   note: %s\n", "", "", "", w->note);
 }
 
 /* Each baseline's checks on one line: the change after each phase, DRIFTED where it moved
@@ -162,8 +165,8 @@ static void print_drift(const struct hx_outcome *o, FILE *out)
 static void print_walls(const struct hx_outcome *o, FILE *out)
 {
 	fprintf(out, "Walls (first symptomatic level after bisection):\n");
-	fprintf(out, "  %-20s %-5s %-3s %9s %9s %10s %8s  %-4s %s\n", "dimension", "verb", "m",
-		"wall at", "last good", "change", "p", "class", "symptom");
+	fprintf(out, "  %-20s %-5s %-6s %9s %9s %10s %8s  %-5s %s\n", "dimension", "verb",
+		"metric", "wall at", "last good", "change", "p-value", "class", "symptom");
 	for (unsigned i = 0; i < o->n_walls; i++)
 		print_wall(&o->walls[i], out);
 }
@@ -182,11 +185,11 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 			continue;
 		}
 		if (!isfinite(c->ratio)) {
-			fprintf(out, "  FAIL  %s: no value, every trial failed (%s)\n",
+			fprintf(out, "  FAIL  %s: no value, every trial failed (trials %s)\n",
 				p->criteria[i].name, c->status);
 			continue;
 		}
-		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)%s\n",
+		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s; trials %s)%s\n",
 			c->pass ? "PASS" : "FAIL", p->criteria[i].name, c->ratio, c->value,
 			c->baseline, metric_unit(p->criteria[i].metric), c->status,
 			c->drifted ? " (baseline drifted)" : "");
