@@ -146,7 +146,7 @@ static struct json_object *model_json(const struct res_model *m)
 	json_object_object_add(j, "verb", json_object_new_string(m->verb));
 	json_object_object_add(j, "metric", json_object_new_string(m->metric));
 	json_object_object_add(j, "form", json_object_new_string(m->form));
-	json_object_object_add(j, "inputs", json_object_new_string(m->inputs));
+	json_object_object_add(j, "inputs", hx_json_list(m->inputs, false));
 	json_object_object_add(j, "valid", json_object_new_boolean(m->valid));
 	json_object_object_add(j, "created", json_object_new_double(m->created));
 	json_object_object_add(j, "params", stored_json(m->params_json));

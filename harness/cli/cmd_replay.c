@@ -150,12 +150,12 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 
 static void print_policies(const struct hx_replay_summary *s)
 {
-	printf("%-10s %10s %6s %11s %10s %16s\n", "policy", "probes/pkt", "p99", "updates/s",
-	       "front hit", "CPU/tick (max)");
+	printf("%-10s %10s %10s %15s %15s %16s\n", "policy", "masks/pkt", "p99 masks",
+	       "rule updates/s", "front-cache hit", "CPU/tick (max)");
 	for (int p = 0; p < HX_POL_COUNT; p++) {
 		const struct hx_policy_stats *q = &s->pol[p];
 
-		printf("%-10s %10.2f %6.0f %11.1f %9.1f%% %7.3f ms (%.3f)\n",
+		printf("%-10s %10.2f %10.0f %15.1f %14.1f%% %7.3f ms (%.3f)\n",
 		       hx_policy_name((enum hx_policy)p), q->mean_probes, q->p99_probes,
 		       q->updates_per_s, 100 * q->front_hit_rate, 1e3 * q->cpu_tick_mean_s,
 		       1e3 * q->cpu_tick_max_s);
@@ -174,12 +174,12 @@ static void print_testbed(const struct hx_measure_result *m)
 	printf("\ntestbed %s: %u flows ranked by the last window's packets, %u masks on the "
 	       "server's receive path, popularity %s%.2f (fitted)\n", m->rnic_model, m->flows,
 	       m->masks, m->zipf_s > 0 ? "zipf:" : "uniform ", m->zipf_s);
-	printf("%-10s %-8s %9s %8s %9s %8s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
-	       "vs stat", "lat us", "vs stat", "p99 us", "rules", "groups");
+	printf("%-10s %-8s %9s %9s %9s %9s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
+	       "vs static", "lat us", "vs static", "p99 us", "rules", "groups");
 	for (int p = 0; p < HX_POL_COUNT; p++) {
 		const struct hx_policy_sample *q = &m->pol[p];
 
-		printf("%-10s %-8s %9.2f %+7.1f%% %9.3f %+7.1f%% %9.3f %7u/%u\n",
+		printf("%-10s %-8s %9.2f %+8.1f%% %9.3f %+8.1f%% %9.3f %7u/%u\n",
 		       hx_policy_name((enum hx_policy)p), tb_status_name(q->bw.status),
 		       q->bw.bw_gbps, 100 * (q->bw.bw_gbps / st->bw.bw_gbps - 1),
 		       q->lat.lat_median_us, 100 * (q->lat.lat_median_us / st->lat.lat_median_us - 1),
