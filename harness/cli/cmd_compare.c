@@ -21,6 +21,7 @@
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
 #include "harness/cli/hx_cli.h"
+#include "harness/cli/hx_progress.h"
 #include "harness/cli/hx_report.h"
 
 struct cmp_env {
@@ -33,6 +34,8 @@ struct cmp_env {
 	unsigned false_causes[3], missed[3];
 	struct tb_description desc;
 	bool quiet;
+	struct hx_progress progress; /* one line per strategy on a terminal */
+	struct hx_observer observer;
 };
 
 static const enum hx_strategy order[3] = { HX_STRATEGY_BRUTE, HX_STRATEGY_CCT,
@@ -60,6 +63,26 @@ static int new_campaign(struct cmp_env *e, struct hx_runner *r, enum hx_strategy
 	return rc;
 }
 
+/* Before phase PHASE of strategy S: the progress line's label and forecast (O: the walls
+ * found, once cct's wall search is done). */
+static void progress_strategy(struct cmp_env *e, enum hx_strategy s, const struct hx_outcome *o,
+			      enum hx_forecast_phase phase)
+{
+	char prefix[24];
+	unsigned long analysis = hx_forecast_analysis(e->plan, o, s);
+
+	snprintf(prefix, sizeof(prefix), "%s: ", hx_strategy_name(s));
+	hx_progress_prefix(&e->progress, prefix);
+	if (phase == HX_FC_BASELINE)
+		hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, o, phase),
+				     analysis + (s == HX_STRATEGY_CCT ?
+						 hx_forecast_trials(e->plan, o, HX_FC_WALLS) : 0));
+	else if (phase == HX_FC_WALLS)
+		hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, o, phase), analysis);
+	else
+		hx_progress_forecast(&e->progress, analysis, 0);
+}
+
 static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 			struct scn_error *err)
 {
@@ -78,12 +101,17 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 	r->cost_s = 0;
 	requested = r->measured + r->cached;
 	rc = new_campaign(e, r, s, err);
+	progress_strategy(e, s, NULL, HX_FC_BASELINE);
 	if (rc == 0)
 		rc = hx_phase_baseline(r, e->plan, o, err);
+	if (s == HX_STRATEGY_CCT)
+		progress_strategy(e, s, NULL, HX_FC_WALLS);
 	if (rc == 0 && s == HX_STRATEGY_CCT)
 		rc = hx_phase_walls(r, e->plan, o, err);
 	before = r->cost_s;
 	requested = r->measured + r->cached - requested;
+	progress_strategy(e, s, s == HX_STRATEGY_CCT ? o : NULL, HX_FC_ANALYSIS);
+	hx_progress_phase(&e->progress, "analysis", 0);
 	if (rc == 0)
 		rc = hx_causal_run(ev, e->plan, o, s, e->a[k], err);
 	e->a[k]->cost_s += before;
@@ -123,7 +151,10 @@ static void print_table(const struct cmp_env *e, FILE *out)
 {
 	const struct hx_analysis *b = e->a[0], *c = e->a[1], *an = e->a[2];
 
-	fprintf(out, "Strategies on %s (%s), one trial cache:\n", e->plan->name, e->tb_path);
+	char tb[4096];
+
+	fprintf(out, "Strategies on %s (%s), one trial cache:\n", e->plan->name,
+		hx_path_display(e->tb_path, tb, sizeof(tb)));
 	fprintf(out, "  %-8s %9s %9s %12s %7s %6s %7s %8s %14s\n", "strategy", "points", "trials",
 		"testbed-h", "causes", "false", "missed", "suspects", "cost vs brute");
 	for (unsigned k = 0; k < 3; k++) {
@@ -164,7 +195,10 @@ static void print_json(const struct cmp_env *e, FILE *out)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "plan", json_object_new_string(e->plan->name));
-	json_object_object_add(root, "testbed", json_object_new_string(e->tb_path));
+	char tb[4096];
+
+	json_object_object_add(root, "testbed", json_object_new_string(
+				       hx_path_display(e->tb_path, tb, sizeof(tb))));
 	json_object_object_add(root, "rnic_model", json_object_new_string(e->desc.rnic_model));
 	json_object_object_add(root, "firmware", json_object_new_string(e->desc.firmware));
 	json_object_object_add(root, "strategies", arr);
@@ -194,8 +228,12 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 	r.db = e->db;
 	r.seed = e->plan->seed;
 	r.repeats = e->plan->repeats;
+	hx_progress_init(&e->progress, stderr, e->quiet, 0);
+	hx_progress_observer(&e->progress, &e->observer);
+	r.observer = &e->observer;
 	for (unsigned k = 0; k < 3 && rc == 0; k++)
 		rc = run_strategy(e, &r, k, err);
+	hx_progress_end(&e->progress);
 	hx_runner_release(&r);
 	if (rc == 0)
 		score(e);

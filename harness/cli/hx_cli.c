@@ -133,3 +133,12 @@ const char *hx_thousands(double v, char *buf, size_t len)
 	buf[out] = '\0';
 	return buf;
 }
+
+const char *hx_path_display(const char *path, char *buf, size_t len)
+{
+	char *abs = path ? realpath(path, NULL) : NULL;
+
+	snprintf(buf, len, "%s", abs ? abs : path ? path : "");
+	free(abs);
+	return buf;
+}

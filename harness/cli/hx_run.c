@@ -140,6 +140,26 @@ static void charge_phase(struct campaign_env *e, enum hx_junit_phase slot, doubl
 	*t0 = now;
 }
 
+/* The phases of a run, in order, as the forecast names them (hx_forecast.c). */
+static const enum hx_forecast_phase run_sequence[] = {
+	HX_FC_BASELINE, HX_FC_WALLS, HX_FC_DRIFT, HX_FC_CRITERIA, HX_FC_DRIFT, HX_FC_ANALYSIS,
+	HX_FC_DRIFT,
+};
+#define RUN_STEPS (sizeof(run_sequence) / sizeof(run_sequence[0]))
+
+/* Before step STEP of the run: tell the progress line what it and the steps after it are
+ * expected to take (the walls are known once the wall search, step 1, is done). */
+static void forecast(struct campaign_env *e, unsigned step)
+{
+	const struct hx_outcome *known = step > 1 ? &e->outcome : NULL;
+	unsigned long after = 0;
+
+	for (unsigned i = step + 1; i < RUN_STEPS; i++)
+		after += hx_forecast_trials(e->plan, known, run_sequence[i]);
+	hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, known, run_sequence[step]),
+			     after);
+}
+
 static int run_phases(struct campaign_env *e, struct scn_error *err)
 {
 	struct hx_outcome *out = &e->outcome;
@@ -149,23 +169,30 @@ static int run_phases(struct campaign_env *e, struct scn_error *err)
 	rc = topo_enumerate(&e->plan->space, NULL, NULL, &out->enum_stats, err);
 	if (rc < 0)
 		return rc;
+	forecast(e, 0);
 	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
+	forecast(e, 1);
 	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, out, err);
 	charge_phase(e, HX_JU_WALLS, &t0);
+	forecast(e, 2);
 	if (rc == 0) /* the baseline again after each phase: drift marks its decisions */
 		rc = hx_phase_drift(&e->runner, e->plan, out, "walls", err);
+	forecast(e, 3);
 	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
 	charge_phase(e, HX_JU_CRITERIA, &t0);
+	forecast(e, 4);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "criteria", err);
+	forecast(e, 5);
 	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
 	charge_phase(e, HX_JU_ANALYSIS, &t0);
+	forecast(e, 6);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "analysis", err);
 	if (rc == 0)
@@ -239,7 +266,7 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 	if (o->dry_run)
 		return finish_dry_run(e);
 	struct hx_outcome *out = &e->outcome;
-	char summary[256];
+	char summary[256], tb_shown[4096];
 	int code = hx_outcome_exit(e->plan, out);
 	int rc;
 
@@ -249,7 +276,8 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 	if (rc < 0)
 		return rc;
 	if (o->json)
-		hx_outcome_json(e->plan, out, &e->runner.desc, e->testbed_path, stdout);
+		hx_outcome_json(e->plan, out, &e->runner.desc,
+				hx_path_display(e->testbed_path, tb_shown, sizeof(tb_shown)), stdout);
 	else
 		hx_outcome_print(e->plan, out, stdout);
 	if (o->junit_path) {
@@ -329,8 +357,11 @@ int hx_campaign_run(const struct hx_run_opts *o)
 		hx_progress_observer(&e.progress, &e.observer);
 		e.runner.observer = &e.observer;
 		e.outcome.campaign = e.runner.campaign;
+		char tb_shown[4096];
+
 		hx_progress_note(&e.progress, "campaign %lld: plan %s on %s (%s, firmware %s), db %s",
-				 (long long)e.runner.campaign, e.plan->name, e.testbed_path,
+				 (long long)e.runner.campaign, e.plan->name,
+				 hx_path_display(e.testbed_path, tb_shown, sizeof(tb_shown)),
 				 e.runner.desc.rnic_model, e.runner.desc.firmware,
 				 o->dry_run ? "none (dry run)" : o->db_path);
 		rc = run_phases(&e, &err);
