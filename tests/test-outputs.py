@@ -5,8 +5,9 @@
 #    accepts every option its help lists (the option table drives both);
 #  - every command's --json validates against tests/schemas/CMD.schema.json (JSON Schema,
 #    python3-jsonschema), or is refused with the common error (exit 2);
-#  - the JUnit of the quickstart, of a plan without criteria and of a testbed error validates
-#    with xmllint against tests/junit.xsd (what Jenkins and GitLab read).
+#  - the JUnit of the quickstart, of a plan without criteria, of a testbed error and of a
+#    configuration error validates with xmllint against tests/junit.xsd (what Jenkins and
+#    GitLab read).
 # A command added to the table must be added to JSON_ARGS or REFUSES below.
 import json
 import os
@@ -197,12 +198,18 @@ def test_junit(d):
     x = os.path.join(d, "error.xml")
     cases.append(("a testbed error", scalacn("run", qs, "--testbed", dead, "--db",
                   os.path.join(d, "j3.db"), "--quiet", "--junit", x), x, 3))
+    bad = os.path.join(d, "bad-plan.yaml")
+    with open(bad, "w") as f:
+        f.write("name: bad\nrepeats: 0\n")
+    x = os.path.join(d, "config.xml")
+    cases.append(("a configuration error", scalacn("run", bad, "--db", os.path.join(d, "j4.db"),
+                                                   "--quiet", "--junit", x), x, 2))
     for what, r, path, code in cases:
         check(r.returncode == code, f"JUnit of {what}: run exits {code} (got {r.returncode})")
         ok, why = xmllint_ok(path) if os.path.exists(path) else (False, "no file")
         check(ok, f"JUnit of {what}: xmllint validates it against tests/junit.xsd {why}")
         xml = open(path).read() if os.path.exists(path) else ""
-        check('name="rnic_model"' in xml or code == 3, f"JUnit of {what}: RNIC property")
+        check('name="rnic_model"' in xml or code >= 2, f"JUnit of {what}: RNIC property")
         check('timestamp="' in xml and "<system-out>" in xml,
               f"JUnit of {what}: timestamp and system-out")
     xml = open(cases[1][2]).read()
@@ -211,6 +218,9 @@ def test_junit(d):
     xml = open(cases[2][2]).read()
     check('errors="1"' in xml and "<error " in xml and "scalacn_no_such_rnic0" in xml,
           "JUnit of a testbed error: an <error> testcase naming the cause")
+    xml = open(cases[3][2]).read()
+    check('errors="1"' in xml and "exit 2: " in xml and "repeats: 0 is out of range" in xml,
+          "JUnit of a configuration error: an <error> testcase with the file, line and key")
 
 
 def main():

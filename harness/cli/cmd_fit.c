@@ -247,6 +247,33 @@ static int fit_group(struct res_db *db, const struct hx_fit_data *d, const struc
 	return rc;
 }
 
+struct known_names {
+	char text[512];
+};
+
+/* The distinct RNIC model names of a store, quoted: the names a hint lists. */
+static void add_name(struct known_names *k, const char *name)
+{
+	char quoted[96];
+	size_t n = strlen(k->text);
+
+	snprintf(quoted, sizeof(quoted), "'%s'", name);
+	if (!strstr(k->text, quoted) && n + strlen(quoted) + 3 < sizeof(k->text))
+		snprintf(k->text + n, sizeof(k->text) - n, "%s%s", n ? ", " : "", quoted);
+}
+
+static int add_known_name(const struct res_model *m, void *ctx)
+{
+	add_name(ctx, m->rnic_model);
+	return 0;
+}
+
+static int add_campaign_rnic(const struct res_campaign *c, void *ctx)
+{
+	add_name(ctx, c->rnic_model);
+	return 0;
+}
+
 int hx_cmd_fit(int argc, char **argv)
 {
 	struct fit_cli o;
@@ -288,14 +315,19 @@ int hx_cmd_fit(int argc, char **argv)
 	if (doc)
 		hx_json_emit(doc, stdout);
 	hx_fit_set_free(set);
-	res_close(db);
 	if (stored == 0 && failed == 0) {
+		struct known_names k = { "" };
+
+		res_campaign_each(db, add_campaign_rnic, &k, NULL);
 		fprintf(stderr, "scalacn fit: no model fitted: no group of ok trials%s%s%s%s%s%s with "
-			"varying local and remote masks in %s\n", o.rnic ? " for " : "",
-			o.rnic ? o.rnic : "", o.verb ? " verb " : "", o.verb ? o.verb : "",
-			o.metric ? " metric " : "", o.metric ? o.metric : "", o.db);
+			"varying local and remote masks in %s (RNIC models of its campaigns: %s)\n",
+			o.rnic ? " for " : "", o.rnic ? o.rnic : "", o.verb ? " verb " : "",
+			o.verb ? o.verb : "", o.metric ? " metric " : "", o.metric ? o.metric : "",
+			o.db, k.text[0] ? k.text : "none");
+		res_close(db);
 		return HX_EXIT_USAGE;
 	}
+	res_close(db);
 	return failed ? HX_EXIT_USAGE : HX_EXIT_OK;
 }
 
@@ -465,22 +497,6 @@ static int sign_export(const char *out, const char *key)
 		return 0;
 	fprintf(stderr, "scalacn export: %s\n", msg);
 	return HX_EXIT_USAGE;
-}
-
-struct known_names {
-	char text[512];
-};
-
-static int add_known_name(const struct res_model *m, void *ctx)
-{
-	struct known_names *k = ctx;
-	char quoted[96];
-	size_t n = strlen(k->text);
-
-	snprintf(quoted, sizeof(quoted), "'%s'", m->rnic_model);
-	if (!strstr(k->text, quoted) && n + strlen(quoted) + 3 < sizeof(k->text))
-		snprintf(k->text + n, sizeof(k->text) - n, "%s%s", n ? ", " : "", quoted);
-	return 0;
 }
 
 /* "no valid model for RNIC model 'X'": add the RNIC models the store has models of. */
