@@ -17,8 +17,11 @@ import subprocess
 import sys
 import tempfile
 
-import jsonschema
-from jsonschema import Draft202012Validator, RefResolver
+import warnings
+
+with warnings.catch_warnings():  # RefResolver: Debian 12's python3-jsonschema (4.10) has it
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from jsonschema import Draft202012Validator, RefResolver
 
 SRC = os.environ.get("SCALACN_SOURCE_ROOT", os.path.dirname(os.path.dirname(__file__)))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(SRC, "build", "scalacn"))
