@@ -284,6 +284,7 @@ struct causes_ctx {
 	struct json_object *causes, *suspects;
 	bool suspect_pass; /* false: print the supported rows, true: the suspects */
 	unsigned n, index, n_suspects;
+	int w_members;     /* the members column, sized to the widest (a first pass) */
 };
 
 const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t len)
@@ -340,7 +341,7 @@ static struct json_object *cause_row_json(const struct res_cause *c, unsigned in
 	return o;
 }
 
-static void print_row(const struct res_cause *c, unsigned index)
+static void print_row(const struct res_cause *c, unsigned index, int w_members)
 {
 	char verb[16], metric[16], cls[24], walls[256], effect[48];
 	unsigned ids = distinct_ids(c->trial_ids);
@@ -355,8 +356,9 @@ static void print_row(const struct res_cause *c, unsigned index)
 	else
 		snprintf(effect, sizeof(effect), "%+7.1f%% [%+6.1f%%, %+6.1f%%]", 100 * c->effect,
 			 100 * c->effect_lo, 100 * c->effect_hi);
-	printf("%3u %5lld %-5s %-6s %-34s %10.6g %s %10.2f %-12s %6u  %s%s\n", index,
-	       (long long)c->id, verb, metric, c->members, c->wall_level, effect, c->confidence,
+	printf("%3u %5lld %-5s %-6s %-*s %10.6g %s %10.2f %-12s %6u  %s%s\n", index,
+	       (long long)c->id, verb, metric, w_members, c->members, c->wall_level, effect,
+	       c->confidence,
 	       c->supported ? cls : "", ids, c->supported ? walls : c->reason,
 	       strstr(c->detail, "undecided") ? " (undecided)" : "");
 }
@@ -374,23 +376,27 @@ static int each_row(const struct res_cause *c, void *ctx)
 		json_object_array_add(c->supported ? x->causes : x->suspects,
 				      cause_row_json(c, x->index));
 	else
-		print_row(c, x->index);
+		print_row(c, x->index, x->w_members);
 	x->n++;
 	return 0;
 }
 
 static int count_suspects(const struct res_cause *c, void *ctx)
 {
-	((struct causes_ctx *)ctx)->n_suspects += !c->supported;
+	struct causes_ctx *x = ctx;
+	int w = (int)strlen(c->members);
+
+	x->n_suspects += !c->supported;
+	x->w_members = w > x->w_members ? w : x->w_members;
 	return 0;
 }
 
-#define ROW_HEADER "%3s %5s %-5s %-6s %-34s %10s %8s %-18s %10s %-12s %6s  %s\n"
+#define ROW_HEADER "%3s %5s %-5s %-6s %-*s %10s %8s %-18s %10s %-12s %6s  %s\n"
 
 static int print_causes(struct res_db *db, const struct res_campaign *c, bool json,
 			struct scn_error *err)
 {
-	struct causes_ctx x = { 0 };
+	struct causes_ctx x = { .w_members = (int)strlen("members") };
 	struct json_object *root = NULL;
 	int rc;
 
@@ -401,20 +407,20 @@ static int print_causes(struct res_db *db, const struct res_campaign *c, bool js
 		add_campaign_identity(root, c);
 		json_object_object_add(root, "causes", x.causes);
 		json_object_object_add(root, "suspects", x.suspects);
-	} else {
-		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
-		       c->plan_path, c->rnic_model, "#", "id", "verb", "metric", "members",
-		       "wall at", "effect", "95% interval", "confidence", "class", "trials",
-		       "walls (first bad level, last good)");
 	}
 	rc = res_cause_each(db, c->id, count_suspects, &x, err);
+	if (rc == 0 && !json)
+		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
+		       c->plan_path, c->rnic_model, "#", "id", "verb", "metric", x.w_members,
+		       "members", "wall at", "effect", "95% interval", "confidence", "class",
+		       "trials", "walls (first bad level, last good)");
 	if (rc == 0)
 		rc = res_cause_each(db, c->id, each_row, &x, err);
 	if (rc == 0 && !json && x.n == 0)
 		printf(x.n_suspects ? "  none\n" : "  none stored (run 'scalacn analyze' first)\n");
 	if (rc == 0 && !json && x.n_suspects)
 		printf("Suspects (not supported by the evidence; not causes):\n" ROW_HEADER, "#", "id",
-		       "verb", "metric", "members", "wall at", "effect", "95% interval",
+		       "verb", "metric", x.w_members, "members", "wall at", "effect", "95% interval",
 		       "confidence", "", "trials", "why not a cause");
 	x.suspect_pass = true;
 	x.index = 0;
