@@ -5,6 +5,7 @@
  * no time, so the pace is taken over the measured ones only.
  */
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,7 +71,8 @@ static void eta_text(const struct hx_progress *p, char *buf, size_t len)
 		snprintf(buf, len, "ETA %02d:%02d", (int)(eta / 60), (int)eta % 60);
 }
 
-/* "walls 312/420 trials, run 1,270 of ~2,800 (4 from the store), 0.512/12.00 testbed-h" */
+/* "312/~840 trials, 0.512/12.00 testbed-h, run 1,270 of ~2,800 (4 from the store)": the
+ * most wanted first, as a narrow terminal cuts the end */
 static void status_text(const struct hx_progress *p, char *buf, size_t len)
 {
 	char done[32], total[32], planned[40];
@@ -87,22 +89,47 @@ static void status_text(const struct hx_progress *p, char *buf, size_t len)
 
 	if (p->budget_s > 0) /* compare has none */
 		snprintf(budget, sizeof(budget), "/%.2f", p->budget_s / 3600.0);
-	snprintf(buf, len, "%s trials, run %s of ~%s (%lu from the store), %.3f%s testbed-h",
-		 planned, done, p->has_forecast ? total : "?", p->cached, p->cost_s / 3600.0,
-		 budget);
+	snprintf(buf, len, "%s trials, %.3f%s testbed-h, run %s of ~%s (%lu from the store)",
+		 planned, p->cost_s / 3600.0, budget, done, p->has_forecast ? total : "?",
+		 p->cached);
+}
+
+/* The terminal's width: the line must not wrap, or "\r" redraws only its last row. */
+static int columns(const struct hx_progress *p)
+{
+	struct winsize ws;
+
+	if (ioctl(fileno(p->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
 }
 
 static void draw(struct hx_progress *p)
 {
-	char status[1024], eta[24];
+	char head[80], status[1024], eta[24];
+	int room;
 
 	if (p->quiet || !p->tty)
 		return;
+	snprintf(head, sizeof(head), "%s%-10s", p->prefix, p->phase);
 	status_text(p, status, sizeof(status));
 	eta_text(p, eta, sizeof(eta));
+	/* what fits between the phase and the ETA, which always shows */
+	room = columns(p) - 1 - (int)strlen(head) - 1 - 2 - (int)strlen(eta);
+	if (room < 0)
+		room = 0;
+	if ((int)strlen(status) > room) { /* cut after the last part that fits whole */
+		char *cut = NULL;
+
+		status[room] = '\0';
+		for (char *c = strstr(status, ", "); c; c = strstr(c + 1, ", "))
+			cut = c;
+		if (cut)
+			*cut = '\0';
+	}
 	clear_line(p);
-	fprintf(p->out, "%s%s%-10s%s %s  %s", p->color ? "\033[1m" : "", p->prefix, p->phase,
-		p->color ? "\033[0m" : "", status, eta);
+	fprintf(p->out, "%s%s%s %.*s  %s", p->color ? "\033[1m" : "", head,
+		p->color ? "\033[0m" : "", room, status, eta);
 	fflush(p->out);
 	p->last_draw = hx_now();
 }
