@@ -53,7 +53,7 @@ struct status_row {
 struct status_ctx {
 	struct res_db *db;
 	int64_t fallback; /* the default campaign of read commands, 0 when none */
-	unsigned n, cap;
+	unsigned long n, cap;
 	struct status_row *rows;
 };
 
@@ -62,15 +62,8 @@ static int gather_campaign(const struct res_campaign *c, void *ctx)
 	struct status_ctx *x = ctx;
 	struct status_row *r;
 
-	if (x->n == x->cap) {
-		unsigned cap = x->cap ? 2 * x->cap : 16;
-		void *p = realloc(x->rows, cap * sizeof(*x->rows));
-
-		if (!p)
-			return -ENOMEM;
-		x->rows = p;
-		x->cap = cap;
-	}
+	if (hx_grow((void **)&x->rows, sizeof(*x->rows), x->n, &x->cap) < 0)
+		return -ENOMEM;
 	r = &x->rows[x->n++];
 	r->c = *c;
 	r->trials = 0;
@@ -91,14 +84,14 @@ static void print_status_table(const struct status_ctx *x)
 	int ws = (int)strlen("status"), wr = (int)strlen("RNIC model"), wf = (int)strlen("firmware");
 	char trials[32];
 
-	for (unsigned i = 0; i < x->n; i++) {
+	for (unsigned long i = 0; i < x->n; i++) {
 		ws = width_of(res_campaign_status_name(x->rows[i].c.status), ws);
 		wr = width_of(x->rows[i].c.rnic_model, wr);
 		wf = width_of(x->rows[i].c.firmware, wf);
 	}
 	printf("%5s  %-*s  %-*s  %-*s  %7s  %13s  %s\n", "id", ws, "status", wr, "RNIC model", wf,
 	       "firmware", "trials", "testbed-hours", "summary (or plan)");
-	for (unsigned i = 0; i < x->n; i++) {
+	for (unsigned long i = 0; i < x->n; i++) {
 		const struct status_row *r = &x->rows[i];
 
 		hx_thousands((double)r->trials, trials, sizeof(trials));
@@ -116,7 +109,7 @@ static void print_status_json(const struct status_ctx *x)
 {
 	struct json_object *doc = hx_json_doc("status"), *arr = json_object_new_array();
 
-	for (unsigned i = 0; i < x->n; i++) {
+	for (unsigned long i = 0; i < x->n; i++) {
 		const struct status_row *r = &x->rows[i];
 		struct json_object *j = json_object_new_object();
 

@@ -206,16 +206,9 @@ static int gather_trial(const struct res_trial *t, const char *levels_json, void
 		json_object_put(point);
 		return c->o->limit && c->n >= c->o->limit;
 	}
-	if (c->n == c->cap) {
-		unsigned long cap = c->cap ? 2 * c->cap : 64;
-		void *p = realloc(c->rows, cap * sizeof(*c->rows));
-
-		if (!p) {
-			json_object_put(point);
-			return -ENOMEM;
-		}
-		c->rows = p;
-		c->cap = cap;
+	if (hx_grow((void **)&c->rows, sizeof(*c->rows), c->n, &c->cap) < 0) {
+		json_object_put(point);
+		return -ENOMEM;
 	}
 	r = &c->rows[c->n++];
 	r->t = *t;

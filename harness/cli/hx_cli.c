@@ -142,3 +142,18 @@ const char *hx_path_display(const char *path, char *buf, size_t len)
 	free(abs);
 	return buf;
 }
+
+int hx_grow(void **arr, size_t size, unsigned long n, unsigned long *cap)
+{
+	unsigned long want = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, want * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = want;
+	return 0;
+}

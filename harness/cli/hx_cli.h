@@ -108,6 +108,10 @@ struct json_object *hx_json_list(const char *list, bool ids);
  * 10^15 on, or not finite: "1.234e+15". */
 const char *hx_thousands(double v, char *buf, size_t len);
 
+/* Room for one more element in *ARR (of N elements of SIZE bytes, *CAP allocated): doubles
+ * *CAP when full (from 16). Returns 0, or -ENOMEM with *ARR unchanged. */
+int hx_grow(void **arr, size_t size, unsigned long n, unsigned long *cap);
+
 /* PATH as shown to people and programs: absolute, without "." and ".." (realpath), or as
  * given when it cannot be resolved. Returns BUF. */
 const char *hx_path_display(const char *path, char *buf, size_t len);
