@@ -129,6 +129,8 @@ struct res_trial {
 	int repeat;
 	struct res_sample sample;
 	double started, finished;
+	char phase[16];          /* why its point was measured (res_point_upsert's PHASE); filled
+				  * by res_trial_each only, "" when the trial has no point */
 };
 
 /* Commit one trial in its own transaction. -EEXIST when KEY is already stored. */

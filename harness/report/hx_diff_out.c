@@ -96,15 +96,6 @@ struct json_object *hx_diff_json_object(const struct hx_diff *d)
 	return root;
 }
 
-int hx_diff_json(const struct hx_diff *d, FILE *out)
-{
-	struct json_object *root = hx_diff_json_object(d);
-
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-	json_object_put(root);
-	return ferror(out) ? -EIO : 0;
-}
-
 /* The changes of gate G, "; "-separated, into BUF ("" none). */
 static void gate_failures(const struct hx_diff *d, const struct gate *g, char *buf, size_t len)
 {
