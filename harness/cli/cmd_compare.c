@@ -339,7 +339,7 @@ const struct hx_command hx_def_compare = {
 	"each alone (its own trial cache, starting from a NIC with no rules), and prints side\n"
 	"by side: points, trials, testbed-hours, the share spent in timeouts, causes found,\n"
 	"false causes and causes missed (brute force's causes are the reference), and each\n"
-	"strategy's cost relative to brute force. On a terminal a\n"
-	"progress line per strategy shows its phase, trials and testbed-hours.\n",
+	"strategy's cost relative to brute force. On a terminal a progress line per strategy\n"
+	"shows its phase, trials and testbed-hours.\n",
 	NULL, hx_cmd_compare,
 };
