@@ -36,9 +36,9 @@ const struct hx_command hx_def_run = {
 	"line shows the phase, trials done of the phase's planned total, testbed-hours used of\n"
 	"the budget and the ETA from the measured pace; otherwise a line per phase and at most\n"
 	"one a minute.\n",
-	"Exit: 0 qualified, 1 a criterion failed or a wall lies inside the qualified range\n"
-	"(or the budget ran out), 2 usage/config error, 3 testbed error, 130 interrupted\n"
-	"(resume with --resume). NO_COLOR turns colour off.\n",
+	"Exit: 0 qualified, 1 a criterion failed, or a wall or a supported cause lies inside\n"
+	"the qualified range (or the budget ran out), 2 usage/config error, 3 testbed error,\n"
+	"130 interrupted (resume with --resume). NO_COLOR turns colour off.\n",
 	hx_cmd_run,
 };
 

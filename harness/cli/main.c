@@ -23,7 +23,7 @@ static void print_overview(FILE *out)
 	for (const struct hx_command *const *c = hx_commands; *c; c++)
 		fprintf(out, "  %-13s %s\n", (*c)->name, (*c)->summary);
 	fprintf(out, "\nRun 'scalacn COMMAND --help' (or 'scalacn help COMMAND') for a command's options.\n"
-		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall in range),\n"
+		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall or cause in range),\n"
 		     "2 usage or configuration error, 3 testbed error, 130 interrupted.\n");
 }
 
