@@ -234,6 +234,10 @@ def test_junit(d):
         check('name="rnic_model"' in xml or code >= 2, f"JUnit of {what}: RNIC property")
         check('timestamp="' in xml and "<system-out>" in xml,
               f"JUnit of {what}: timestamp and system-out")
+    xml = open(cases[0][2]).read()
+    check("no cause in range: flows" in xml and 'failures="3"' in xml,
+          "JUnit of the quickstart: the cause inside the qualified range fails, beside the "
+          "criterion and the wall")
     xml = open(cases[1][2]).read()
     check(xml.count("<testcase") >= 4 and "cause: flows" in xml and "wall: flows" in xml,
           "JUnit without criteria: a testcase per wall and per cause")
