@@ -130,6 +130,8 @@ struct res_trial {
 	unsigned slot;           /* the testbed slot (host pair) that measured it, 0-based */
 	struct res_sample sample;
 	double started, finished;
+	char phase[16];          /* why its point was measured (res_point_upsert's PHASE); filled
+				  * by res_trial_each only, "" when the trial has no point */
 };
 
 /* Commit one trial in its own transaction. -EEXIST when KEY is already stored. */

@@ -162,7 +162,7 @@ int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *c
 		   struct scn_error *err)
 {
 #define EACH_SQL                                                                            \
-	"SELECT " RES_TRIAL_COLS ", COALESCE(p.levels_json, '{}') "                         \
+	"SELECT " RES_TRIAL_COLS ", COALESCE(p.levels_json, '{}'), COALESCE(p.phase, '') " \
 	"FROM trials t LEFT JOIN points p ON p.id = t.point "
 	struct res_trial t;
 	sqlite3_stmt *st;
@@ -178,6 +178,8 @@ int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *c
 		sqlite3_bind_int64(st, 1, campaign);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		res_trial_row(st, &t);
+		snprintf(t.phase, sizeof(t.phase), "%s",
+			 (const char *)sqlite3_column_text(st, RES_TRIAL_NCOLS + 1));
 		r = cb(&t, (const char *)sqlite3_column_text(st, RES_TRIAL_NCOLS), ctx);
 		if (r)
 			break;

@@ -161,8 +161,8 @@ static void test_faults_inf_latency_is_unusable_not_an_abort(void **state)
 	e2e_run_free(&r);
 	assert_int_equal(e2e_scalacn_run(&r, json), 0);
 	assert_valid_json(r.out);
-	assert_non_null(strstr(r.out, "\"status\":\"unusable\",\"bw_gbps\":null,"
-			       "\"lat_median_us\":null,\"lat_p99_us\":null"));
+	assert_non_null(strstr(r.out, "\"status\":\"unusable\",\n      \"bw_gbps\":null,\n"
+			       "      \"lat_median_us\":null,\n      \"lat_p99_us\":null"));
 	e2e_run_free(&r);
 	restore_path(fake);
 	ptf_rmdir(fake);

@@ -10,7 +10,6 @@
  * point it needs is stored, and says so plainly when one is not.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +33,12 @@ struct causal_opts {
 
 static int parse_opts(const char *cmd, int argc, char **argv, struct causal_opts *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },	     { "campaign", required_argument, NULL, 'c' },
-		{ "testbed", required_argument, NULL, 't' }, { "strategy", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'J' },	     { "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS(cmd, argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:t:s:q", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 't': o->testbed = optarg; break;
@@ -210,6 +202,45 @@ static int analyze_run(struct analyze_env *e, const struct causal_opts *o, struc
 	return rc;
 }
 
+/* The verdict of the campaign's run, from its stored summary ("qualified: ...",
+ * "not qualified: ..."); NULL while it has none (running, interrupted, failed). */
+static struct json_object *stored_verdict(const struct res_campaign *c)
+{
+	if (!strncmp(c->summary, "qualified", 9))
+		return json_object_new_string("qualified");
+	if (!strncmp(c->summary, "not qualified", 13))
+		return json_object_new_string("not qualified");
+	return NULL;
+}
+
+/* The identity every campaign document carries: campaign, verdict, RNIC, firmware,
+ * testbed, plan. */
+static void add_campaign_identity(struct json_object *root, const struct res_campaign *c)
+{
+	json_object_object_add(root, "campaign", json_object_new_int64(c->id));
+	json_object_object_add(root, "verdict", stored_verdict(c));
+	json_object_object_add(root, "rnic_model", json_object_new_string(c->rnic_model));
+	json_object_object_add(root, "firmware", json_object_new_string(c->firmware));
+	json_object_object_add(root, "testbed", json_object_new_string(c->testbed));
+	json_object_object_add(root, "plan", json_object_new_string(c->plan_path));
+}
+
+static void analyze_json(const struct analyze_env *e)
+{
+	struct json_object *root = hx_json_doc("analyze");
+
+	add_campaign_identity(root, &e->c);
+	json_object_object_add(root, "plan_name", json_object_new_string(e->plan->name));
+	json_object_object_add(root, "strategy",
+			       json_object_new_string(hx_strategy_name(e->a->strategy)));
+	json_object_object_add(root, "measured", json_object_new_int64((int64_t)e->runner.measured));
+	json_object_object_add(root, "from_store", json_object_new_int64((int64_t)e->runner.cached));
+	json_object_object_add(root, "causes", hx_analysis_json(e->a));
+	json_object_object_add(root, "suspects", hx_analysis_suspects_json(e->a));
+	json_object_object_add(root, "sequential", hx_seq_json(&e->a->seq));
+	hx_json_emit(root, stdout);
+}
+
 int hx_cmd_analyze(int argc, char **argv)
 {
 	struct causal_opts o;
@@ -227,18 +258,7 @@ int hx_cmd_analyze(int argc, char **argv)
 		rc = analyze_run(&e, &o, &err);
 	if (rc == 0) {
 		if (o.json) {
-			struct json_object *root = json_object_new_object();
-
-			json_object_object_add(root, "campaign", json_object_new_int64(e.c.id));
-			json_object_object_add(root, "strategy",
-					       json_object_new_string(hx_strategy_name(e.a->strategy)));
-			json_object_object_add(root, "measured",
-					       json_object_new_int64((int64_t)e.runner.measured));
-			json_object_object_add(root, "causes", hx_analysis_json(e.a));
-			json_object_object_add(root, "suspects", hx_analysis_suspects_json(e.a));
-			json_object_object_add(root, "sequential", hx_seq_json(&e.a->seq));
-			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-			json_object_put(root);
+			analyze_json(&e);
 		} else {
 			printf("Campaign %lld (%s on %s): %lu new trials measured, %lu from the store\n",
 			       (long long)e.c.id, e.plan->name, e.c.rnic_model, e.runner.measured,
@@ -264,6 +284,7 @@ struct causes_ctx {
 	struct json_object *causes, *suspects;
 	bool suspect_pass; /* false: print the supported rows, true: the suspects */
 	unsigned n, index, n_suspects;
+	int w_members;     /* the members column, sized to the widest (a first pass) */
 };
 
 const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t len)
@@ -280,6 +301,16 @@ const char *hx_detail_get(const char *detail, const char *key, char *buf, size_t
 	return buf;
 }
 
+/* Distinct trial ids in a stored comma-separated list. */
+static unsigned distinct_ids(const char *list)
+{
+	struct json_object *a = hx_json_list(list, true);
+	unsigned n = (unsigned)json_object_array_length(a);
+
+	json_object_put(a);
+	return n;
+}
+
 static struct json_object *cause_row_json(const struct res_cause *c, unsigned index)
 {
 	struct json_object *o = json_object_new_object();
@@ -294,15 +325,15 @@ static struct json_object *cause_row_json(const struct res_cause *c, unsigned in
 	json_object_object_add(o, "campaign", json_object_new_int64(c->campaign));
 	json_object_object_add(o, "verb", json_object_new_string(verb));
 	json_object_object_add(o, "metric", json_object_new_string(metric));
-	json_object_object_add(o, "members", json_object_new_string(c->members));
-	json_object_object_add(o, "wall_level", json_object_new_double(c->wall_level));
-	json_object_object_add(o, "effect", json_object_new_double(c->effect));
-	json_object_object_add(o, "effect_lo", json_object_new_double(c->effect_lo));
-	json_object_object_add(o, "effect_hi", json_object_new_double(c->effect_hi));
-	json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+	json_object_object_add(o, "members", hx_json_list(c->members, false));
+	json_object_object_add(o, "wall_level", hx_json_num(c->wall_level));
+	json_object_object_add(o, "effect", hx_json_num(c->effect));
+	json_object_object_add(o, "effect_lo", hx_json_num(c->effect_lo));
+	json_object_object_add(o, "effect_hi", hx_json_num(c->effect_hi));
+	json_object_object_add(o, "confidence", hx_json_num(c->confidence));
 	json_object_object_add(o, "class", json_object_new_string(cls));
 	json_object_object_add(o, "strategy", json_object_new_string(strat));
-	json_object_object_add(o, "trial_ids", json_object_new_string(c->trial_ids));
+	json_object_object_add(o, "trial_ids", hx_json_list(c->trial_ids, true));
 	json_object_object_add(o, "supported", json_object_new_boolean(c->supported));
 	if (!c->supported)
 		json_object_object_add(o, "why", json_object_new_string(c->reason));
@@ -310,13 +341,11 @@ static struct json_object *cause_row_json(const struct res_cause *c, unsigned in
 	return o;
 }
 
-static void print_row(const struct res_cause *c, unsigned index)
+static void print_row(const struct res_cause *c, unsigned index, int w_members)
 {
 	char verb[16], metric[16], cls[24], walls[256], effect[48];
-	unsigned ids = c->trial_ids[0] ? 1 : 0;
+	unsigned ids = distinct_ids(c->trial_ids);
 
-	for (const char *p = c->trial_ids; *p; p++)
-		ids += *p == ',';
 	hx_detail_get(c->detail, "verb=", verb, sizeof(verb));
 	hx_detail_get(c->detail, "metric=", metric, sizeof(metric));
 	hx_detail_get(c->detail, "class=", cls, sizeof(cls));
@@ -327,8 +356,9 @@ static void print_row(const struct res_cause *c, unsigned index)
 	else
 		snprintf(effect, sizeof(effect), "%+7.1f%% [%+6.1f%%, %+6.1f%%]", 100 * c->effect,
 			 100 * c->effect_lo, 100 * c->effect_hi);
-	printf("%3u %5lld %-5s %-3s %-34s %10.6g %s %5.2f %-12s %4u  %s%s\n", index,
-	       (long long)c->id, verb, metric, c->members, c->wall_level, effect, c->confidence,
+	printf("%3u %5lld %-5s %-6s %-*s %10.6g %s %10.2f %-12s %6u  %s%s\n", index,
+	       (long long)c->id, verb, metric, w_members, c->members, c->wall_level, effect,
+	       c->confidence,
 	       c->supported ? cls : "", ids, c->supported ? walls : c->reason,
 	       strstr(c->detail, "undecided") ? " (undecided)" : "");
 }
@@ -346,53 +376,62 @@ static int each_row(const struct res_cause *c, void *ctx)
 		json_object_array_add(c->supported ? x->causes : x->suspects,
 				      cause_row_json(c, x->index));
 	else
-		print_row(c, x->index);
+		print_row(c, x->index, x->w_members);
 	x->n++;
 	return 0;
 }
 
 static int count_suspects(const struct res_cause *c, void *ctx)
 {
-	((struct causes_ctx *)ctx)->n_suspects += !c->supported;
+	struct causes_ctx *x = ctx;
+	int w = (int)strlen(c->members);
+
+	x->n_suspects += !c->supported;
+	x->w_members = w > x->w_members ? w : x->w_members;
 	return 0;
 }
 
-#define ROW_HEADER "%3s %5s %-5s %-3s %-34s %10s %8s %-18s %5s %-12s %4s  %s\n"
+#define ROW_HEADER "%3s %5s %-5s %-6s %-*s %10s %8s %-18s %10s %-12s %6s  %s\n"
 
 static int print_causes(struct res_db *db, const struct res_campaign *c, bool json,
 			struct scn_error *err)
 {
-	struct causes_ctx x = { 0 };
+	struct causes_ctx x = { .w_members = (int)strlen("members") };
 	struct json_object *root = NULL;
 	int rc;
 
 	if (json) {
-		root = json_object_new_object();
+		root = hx_json_doc("causes");
 		x.causes = json_object_new_array();
 		x.suspects = json_object_new_array();
-		json_object_object_add(root, "campaign", json_object_new_int64(c->id));
+		add_campaign_identity(root, c);
 		json_object_object_add(root, "causes", x.causes);
 		json_object_object_add(root, "suspects", x.suspects);
-	} else {
-		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
-		       c->plan_path, c->rnic_model, "#", "id", "verb", "met", "members", "wall",
-		       "effect", "95% interval", "conf", "class", "ids", "walls");
 	}
 	rc = res_cause_each(db, c->id, count_suspects, &x, err);
+	if (rc == 0 && !json)
+		printf("Causes of campaign %lld (%s, %s):\n" ROW_HEADER, (long long)c->id,
+		       c->plan_path, c->rnic_model, "#", "id", "verb", "metric", x.w_members,
+		       "members", "wall at", "effect", "95% interval", "confidence", "class",
+		       "trials", "walls (first bad level, last good)");
 	if (rc == 0)
 		rc = res_cause_each(db, c->id, each_row, &x, err);
 	if (rc == 0 && !json && x.n == 0)
 		printf(x.n_suspects ? "  none\n" : "  none stored (run 'scalacn analyze' first)\n");
 	if (rc == 0 && !json && x.n_suspects)
 		printf("Suspects (not supported by the evidence; not causes):\n" ROW_HEADER, "#", "id",
-		       "verb", "met", "members", "wall", "effect", "95% interval", "conf", "",
-		       "ids", "why not a cause");
+		       "verb", "metric", x.w_members, "members", "wall at", "effect", "95% interval",
+		       "confidence", "", "trials", "why not a cause");
 	x.suspect_pass = true;
 	x.index = 0;
 	if (rc == 0)
 		rc = res_cause_each(db, c->id, each_row, &x, err);
-	if (rc == 0 && json)
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	if (rc == 0 && json) {
+		hx_json_emit(root, stdout);
+		root = NULL;
+	} else if (rc == 0 && x.n + x.n_suspects) {
+		printf("%s\n", HX_CAUSE_LEGEND);
+	}
 	json_object_put(root);
 	return rc;
 }
@@ -418,3 +457,42 @@ int hx_cmd_causes(int argc, char **argv)
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt analyze_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "campaign", 'c', "ID", "campaign to analyse (default: the newest done, interrupted or\n"
+	  "running one; a failed campaign is never the default)", NULL, 0 },
+	{ "testbed", 't', "FILE", "testbed for points not yet measured (default: the campaign's)",
+	  HX_COMPLETE_FILE, 0 },
+	{ "strategy", 's', "S", "cct (default: the plan's analysis.strategy), brute or anneal",
+	  "cct brute anneal", 0 },
+	{ "json", 'J', NULL, "print the causes as JSON (docs/json.md)", NULL, 0 },
+	{ "quiet", 'q', NULL, "no progress on stderr", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_analyze = {
+	"analyze", "re-run the causal analysis on stored trials", NULL, analyze_opts,
+	"Rebuilds a campaign's baselines and walls from its stored trials, runs the causal\n"
+	"analysis (symptoms -> local sensitivity analysis -> permutation removal -> causes)\n"
+	"and replaces the campaign's symptoms and causes in the database. Trials already\n"
+	"stored are reused; the testbed is needed only for points not yet measured.\n",
+	NULL, hx_cmd_analyze,
+};
+
+static const struct hx_opt causes_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "campaign", 'c', "ID", "campaign (default: the newest done, interrupted or running one)",
+	  NULL, 0 },
+	{ "json", 'J', NULL, "the causes and suspects as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_causes = {
+	"causes", "print the causes found by the causal analysis", NULL, causes_opts,
+	"One line per cause: members (one cause may need several components at once), the\n"
+	"level where its wall starts, effect with 95% interval, confidence (share of removal\n"
+	"orders that kept it), symptom class (S1..S8 or unclassified), the number of distinct\n"
+	"evidence trials and the walls; then the suspects, with why each is not a cause.\n",
+	NULL, hx_cmd_causes,
+};

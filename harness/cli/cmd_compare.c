@@ -14,7 +14,6 @@
  * budget does not apply here (brute force would not finish within it).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
 #include "harness/cli/hx_cli.h"
+#include "harness/cli/hx_progress.h"
 #include "harness/cli/hx_report.h"
 
 struct cmp_env {
@@ -37,6 +37,10 @@ struct cmp_env {
 	struct hx_analysis *a[3];
 	struct res_cost cost[3]; /* what each strategy's own trials cost */
 	unsigned false_causes[3], missed[3];
+	struct tb_description desc;
+	bool quiet;
+	struct hx_progress progress; /* one line per strategy on a terminal */
+	struct hx_observer observer;
 };
 
 static const enum hx_strategy order[3] = { HX_STRATEGY_BRUTE, HX_STRATEGY_CCT,
@@ -62,6 +66,26 @@ static int new_campaign(struct cmp_env *e, struct hx_runner *r, enum hx_strategy
 	rc = res_campaign_insert(e->db, &c, err);
 	r->campaign = c.id;
 	return rc;
+}
+
+/* Before phase PHASE of strategy S: the progress line's label and forecast (O: the walls
+ * found, once cct's wall search is done). */
+static void progress_strategy(struct cmp_env *e, enum hx_strategy s, const struct hx_outcome *o,
+			      enum hx_forecast_phase phase)
+{
+	char prefix[24];
+	unsigned long analysis = hx_forecast_analysis(e->plan, o, s);
+
+	snprintf(prefix, sizeof(prefix), "%s: ", hx_strategy_name(s));
+	hx_progress_prefix(&e->progress, prefix);
+	if (phase == HX_FC_BASELINE)
+		hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, o, phase),
+				     analysis + (s == HX_STRATEGY_CCT ?
+						 hx_forecast_trials(e->plan, o, HX_FC_WALLS) : 0));
+	else if (phase == HX_FC_WALLS)
+		hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, o, phase), analysis);
+	else
+		hx_progress_forecast(&e->progress, analysis, 0);
 }
 
 static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
@@ -91,12 +115,17 @@ static int run_strategy(struct cmp_env *e, struct hx_runner *r, unsigned k,
 	}
 	hx_runner_forget_rules(r); /* alone: the first trial programs its rules on an empty NIC */
 	rc = new_campaign(e, r, s, err);
+	progress_strategy(e, s, NULL, HX_FC_BASELINE);
 	if (rc == 0)
 		rc = hx_phase_baseline(r, e->plan, o, err);
+	if (s == HX_STRATEGY_CCT)
+		progress_strategy(e, s, NULL, HX_FC_WALLS);
 	if (rc == 0 && s == HX_STRATEGY_CCT)
 		rc = hx_phase_walls(r, e->plan, o, err);
 	before = r->cost_s;
 	requested = r->measured + r->cached - requested;
+	progress_strategy(e, s, s == HX_STRATEGY_CCT ? o : NULL, HX_FC_ANALYSIS);
+	hx_progress_phase(&e->progress, "analysis", 0);
 	if (rc == 0)
 		rc = hx_causal_run(ev, e->plan, o, s, e->a[k], err);
 	e->a[k]->cost_s += before;
@@ -143,9 +172,10 @@ static double ratio(double a, double b)
 static void print_table(const struct cmp_env *e, FILE *out)
 {
 	const struct res_cost *b = &e->cost[0], *c = &e->cost[1], *an = &e->cost[2];
+	char tb[4096];
 
 	fprintf(out, "Strategies on %s (%s), each alone (its own trials, its own order):\n",
-		e->plan->name, e->tb_path);
+		e->plan->name, hx_path_display(e->tb_path, tb, sizeof(tb)));
 	fprintf(out, "  %-8s %9s %9s %12s %9s %7s %6s %7s %8s %14s\n", "strategy", "points",
 		"trials", "testbed-h", "timeouts", "causes", "false", "missed", "suspects",
 		"cost vs brute");
@@ -174,7 +204,7 @@ static void print_table(const struct cmp_env *e, FILE *out)
 
 static void print_json(const struct cmp_env *e, FILE *out)
 {
-	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *root = hx_json_doc("compare"), *arr = json_object_new_array();
 
 	for (unsigned k = 0; k < 3; k++) {
 		const struct hx_analysis *a = e->a[k];
@@ -202,9 +232,14 @@ static void print_json(const struct cmp_env *e, FILE *out)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "plan", json_object_new_string(e->plan->name));
+	char tb[4096];
+
+	json_object_object_add(root, "testbed", json_object_new_string(
+				       hx_path_display(e->tb_path, tb, sizeof(tb))));
+	json_object_object_add(root, "rnic_model", json_object_new_string(e->desc.rnic_model));
+	json_object_object_add(root, "firmware", json_object_new_string(e->desc.firmware));
 	json_object_object_add(root, "strategies", arr);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-	json_object_put(root);
+	hx_json_emit(root, out);
 }
 
 static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err)
@@ -222,6 +257,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 				     "%s names no testbed: give --testbed FILE", e->plan_path);
 	if ((rc = tb_open(e->tb_path, &e->tb, err)) < 0 ||
 	    (rc = tb_describe(e->tb, &r.desc, err)) < 0 ||
+	    (rc = tb_describe(e->tb, &e->desc, err)) < 0 ||
 	    (rc = res_lock_writer(db_path, "compare", &e->lock, err)) < 0 ||
 	    (rc = res_open(db_path, true, &e->db, err)) < 0)
 		return rc;
@@ -230,8 +266,12 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 	r.db = e->db;
 	r.seed = e->plan->seed;
 	r.repeats = e->plan->repeats;
+	hx_progress_init(&e->progress, stderr, e->quiet, 0);
+	hx_progress_observer(&e->progress, &e->observer);
+	r.observer = &e->observer;
 	for (unsigned k = 0; k < 3 && rc == 0; k++)
 		rc = run_strategy(e, &r, k, err);
+	hx_progress_end(&e->progress);
 	hx_runner_release(&r);
 	if (rc == 0)
 		score(e);
@@ -240,10 +280,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 
 int hx_cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "testbed", required_argument, NULL, 't' }, { "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'J' },	      { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("compare", argc, argv);
 	struct cmp_env e;
 	const char *db = HX_DEFAULT_DB;
 	struct scn_error err;
@@ -251,13 +288,12 @@ int hx_cmd_compare(int argc, char **argv)
 	int c, rc = 0;
 
 	memset(&e, 0, sizeof(e));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:d:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 't': e.tb_path = optarg; break;
 		case 'd': db = optarg; break;
 		case 'J': json = true; break;
+		case 'q': e.quiet = true; break;
 		default:
 			return hx_bad_option("compare", argv);
 		}
@@ -286,3 +322,23 @@ int hx_cmd_compare(int argc, char **argv)
 	hx_plan_free(e.plan);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt compare_opts[] = {
+	{ "testbed", 't', "FILE", "testbed description (default: the plan's 'testbed:')",
+	  HX_COMPLETE_FILE, 0 },
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "json", 'J', NULL, "the comparison as JSON (docs/json.md)", NULL, 0 },
+	{ "quiet", 'q', NULL, "no progress on stderr", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_compare = {
+	"compare", "compare the cct, brute and anneal strategies on a plan", "PLAN", compare_opts,
+	"Runs brute force (full factorial), cct and simulated annealing on the same testbed,\n"
+	"each alone (its own trial cache, starting from a NIC with no rules), and prints side\n"
+	"by side: points, trials, testbed-hours, the share spent in timeouts, causes found,\n"
+	"false causes and causes missed (brute force's causes are the reference), and each\n"
+	"strategy's cost relative to brute force. On a terminal a progress line per strategy\n"
+	"shows its phase, trials and testbed-hours.\n",
+	NULL, hx_cmd_compare,
+};

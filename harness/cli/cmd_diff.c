@@ -6,9 +6,10 @@
  * (in --db), "DB:ID" or "DB" (its newest campaign). With --fail-on the diff is a CI gate:
  * exit 1 when a change of a kind listed is found.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "harness/cli/hx_campaign_ref.h"
 #include "harness/cli/hx_cli.h"
@@ -23,19 +24,13 @@ struct diff_opts {
 
 static int parse_opts(int argc, char **argv, struct diff_opts *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },    { "fail-on", required_argument, NULL, 'F' },
-		{ "junit", required_argument, NULL, 'j' }, { "json", no_argument, NULL, 'J' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("diff", argc, argv);
 	struct scn_error err = { 0 };
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'j': o->junit = optarg; break;
@@ -54,6 +49,18 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	return hx_no_operands("diff", argc, argv);
 }
 
+/* The diff as a document of the JSON contract (docs/json.md): scalacn_version and command
+ * first, then the diff's own keys (hx_diff_json_object). */
+static void print_json(const struct hx_diff *d)
+{
+	struct json_object *doc = hx_json_doc("diff"), *body = hx_diff_json_object(d);
+
+	json_object_object_foreach(body, key, val)
+		json_object_object_add(doc, key, json_object_get(val));
+	json_object_put(body);
+	hx_json_emit(doc, stdout);
+}
+
 static int run_diff(const struct diff_opts *o, struct hx_campaign_ref *a,
 		    struct hx_campaign_ref *b)
 {
@@ -68,7 +75,7 @@ static int run_diff(const struct diff_opts *o, struct hx_campaign_ref *a,
 		return hx_report_error(&err);
 	}
 	if (o->json)
-		hx_diff_json(&d, stdout);
+		print_json(&d);
 	else
 		hx_diff_text(&d, stdout);
 	rc = hx_diff_fails(&d, o->gates) ? HX_EXIT_FINDING : HX_EXIT_OK;
@@ -95,3 +102,27 @@ int hx_cmd_diff(int argc, char **argv)
 	hx_campaign_ref_close(&a);
 	return rc;
 }
+
+static const struct hx_opt diff_opts[] = {
+	{ "db", 'd', "FILE", "results database of plain IDs (default: scalacn.db)",
+	  HX_COMPLETE_FILE, 'd' },
+	{ "fail-on", 'F', "LIST", "exit 1 when a change of a listed kind is found: wall-moved\n"
+	  "(also walls gained or lost), new-cause, lost-cause, criterion,\n"
+	  "model (a prediction outside A's 95% interval)",
+	  "wall-moved new-cause lost-cause criterion model", 0 },
+	{ "junit", 'j', "FILE", "JUnit XML: one testcase per kind of --fail-on", HX_COMPLETE_FILE,
+	  0 },
+	{ "json", 'J', NULL, "the changes as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_diff = {
+	"diff", "compare two campaigns: walls moved, causes gained or lost, criteria", "A B",
+	diff_opts,
+	"Compares campaign B with campaign A (each ID in --db, DB:ID, or DB for its newest\n"
+	"campaign): walls that moved (level, class, or effect beyond the baselines' noise),\n"
+	"appeared or went; supported causes gained or lost; criteria whose verdict changed;\n"
+	"models of the same verb and metric predicted at A's measured points.\n",
+	"Exit: 0 no change --fail-on names, 1 one was found, 2 usage or store error.\n",
+	hx_cmd_diff,
+};

@@ -6,7 +6,6 @@
  * `run` checks it: hx_plan_load's checks, and the plan's `testbed:` file must open (it is
  * read, nothing is run on it).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,7 +82,7 @@ static void print_text(const struct topo_space *s, const struct topo_enum_stats 
 
 static void print_json(const struct topo_enum_stats *st, struct json_object *models)
 {
-	struct json_object *j = json_object_new_object(), *pr = json_object_new_object();
+	struct json_object *j = hx_json_doc("enumerate"), *pr = json_object_new_object();
 
 	json_object_object_add(j, "log10_bruteforce", json_object_new_double(st->log10_bruteforce));
 	json_object_object_add(j, "valid", json_object_new_int64((int64_t)st->valid));
@@ -97,36 +96,47 @@ static void print_json(const struct topo_enum_stats *st, struct json_object *mod
 			       json_object_new_double(st->log10_flow_paths_unconstrained));
 	if (models)
 		json_object_object_add(j, "models", models);
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
-	json_object_put(j);
+	hx_json_emit(j, stdout);
 }
+
+static const struct hx_opt enumerate_opts[] = {
+	{ "list", 'l', NULL, "print every valid model", NULL, 0 },
+	{ "limit", 'n', "N", "print the first N valid models (implies --list)", NULL, 0 },
+	{ "json", 'J', NULL, "machine-readable output (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_enumerate = {
+	"enumerate", "count (and list) the valid architecture models of a plan", "PLAN",
+	enumerate_opts,
+	"Prints the brute-force size of the plan's component space, the valid architecture\n"
+	"models, the models pruned per reason (loop, unreachable table, black hole, semantics)\n"
+	"and the growth of valid flow paths (k*n^2) against unconstrained table contents.\n",
+	NULL, hx_cmd_enumerate,
+};
 
 int hx_cmd_enumerate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "list", no_argument, NULL, 'l' }, { "json", no_argument, NULL, 'J' },
-		{ "limit", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 },
-	};
 	struct list_ctx l = { 0 };
 	struct topo_enum_stats st;
 	struct hx_plan *plan = NULL;
 	struct scn_error err;
 	bool list = false;
+	struct hx_args a = HX_ARGS("enumerate", argc, argv);
 	char *end;
 	int c, rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ln:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		if (c == 'l')
 			list = true;
 		else if (c == 'J')
 			l.json = true;
 		else if (c == 'n' && (l.limit = strtoul(optarg, &end, 10), !*end))
 			list = true;
+		else if (c == 'n')
+			return hx_usage_error("enumerate", "--limit takes a number, not '%s'", optarg);
 		else
-			return hx_usage_error("enumerate", "unknown or malformed option '%s'",
-					      argv[optind - 1]);
+			return hx_bad_option("enumerate", argv);
 	}
 	if (optind != argc - 1)
 		return hx_usage_error("enumerate", "expected one PLAN file");

@@ -9,7 +9,6 @@
  * evidence_json column (schema 3), written by the causal room (hx_evidence.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,17 +27,12 @@ struct explain_opts {
 
 static int parse_opts(int argc, char **argv, struct explain_opts *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' }, { "campaign", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'J' },     { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("explain", argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'J': o->json = true; break;
@@ -293,21 +287,21 @@ static struct json_object *row_json(const struct row *w, struct json_object *ev)
 
 	json_object_object_add(o, "index", json_object_new_int((int)w->index));
 	json_object_object_add(o, "id", json_object_new_int64(w->c.id));
-	json_object_object_add(o, "members", json_object_new_string(w->c.members));
+	json_object_object_add(o, "members", hx_json_list(w->c.members, false));
 	json_object_object_add(o, "supported", json_object_new_boolean(w->c.supported));
 	if (!w->c.supported)
 		json_object_object_add(o, "why", json_object_new_string(w->c.reason));
-	json_object_object_add(o, "effect", json_object_new_double(w->c.effect));
-	json_object_object_add(o, "effect_lo", json_object_new_double(w->c.effect_lo));
-	json_object_object_add(o, "effect_hi", json_object_new_double(w->c.effect_hi));
-	json_object_object_add(o, "confidence", json_object_new_double(w->c.confidence));
+	json_object_object_add(o, "effect", hx_json_num(w->c.effect));
+	json_object_object_add(o, "effect_lo", hx_json_num(w->c.effect_lo));
+	json_object_object_add(o, "effect_hi", hx_json_num(w->c.effect_hi));
+	json_object_object_add(o, "confidence", hx_json_num(w->c.confidence));
 	json_object_object_add(o, "detail", json_object_new_string(w->c.detail));
 	json_object_object_add(o, "evidence", ev);
 	return o;
 }
 
-static int explain(struct res_db *db, const struct rows *rows, const struct explain_opts *o,
-		   struct scn_error *err)
+static int explain(struct res_db *db, const struct res_campaign *c, const struct rows *rows,
+		   const struct explain_opts *o, struct scn_error *err)
 {
 	struct json_object *arr = o->json ? json_object_new_array() : NULL;
 	int rc = 0;
@@ -330,9 +324,16 @@ static int explain(struct res_db *db, const struct rows *rows, const struct expl
 			json_object_put(ev);
 		}
 	}
-	if (rc == 0 && arr)
-		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (rc == 0 && arr) {
+		struct json_object *doc = hx_json_doc("explain");
+
+		json_object_object_add(doc, "campaign", json_object_new_int64(c->id));
+		json_object_object_add(doc, "rnic_model", json_object_new_string(c->rnic_model));
+		json_object_object_add(doc, "firmware", json_object_new_string(c->firmware));
+		json_object_object_add(doc, "causes", arr);
+		hx_json_emit(doc, stdout);
+		arr = NULL;
+	}
 	json_object_put(arr);
 	return rc;
 }
@@ -364,8 +365,28 @@ int hx_cmd_explain(int argc, char **argv)
 		printf("Campaign %lld: no causes or suspects stored (run 'scalacn analyze' first)\n",
 		       (long long)c.id);
 	if (rc == 0)
-		rc = explain(db, &rows, &o, &err);
+		rc = explain(db, &c, &rows, &o, &err);
 	free(rows.v);
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt explain_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "campaign", 'c', "ID", "campaign (default: the newest)", NULL, 0 },
+	{ "json", 'J', NULL, "the same as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_explain = {
+	"explain", "show the evidence behind a cause (or every cause of a campaign)",
+	"[CAUSE_INDEX]", explain_opts,
+	"For each cause of a campaign (or the one numbered CAUSE_INDEX, the # column of\n"
+	"'scalacn causes'; suspects included): the stress point and where the cause was\n"
+	"isolated, the baseline, each dimension's normalised sensitivity with its 95%\n"
+	"interval (candidate or not, and why), each removal order with what each removal did\n"
+	"(cured, persisted, no change beyond noise: the numbers), the points with and without\n"
+	"the cause, the replicate, whether it is supported and why not, and the trial ids\n"
+	"behind each statement. Reads the database only.\n",
+	NULL, hx_cmd_explain,
+};

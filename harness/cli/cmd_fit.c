@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_fit: the model commands of `scalacn`: fit (fit and store per-RNIC models from the
- * trials in the store), models (list them), predict (one prediction with its interval) and
- * export (the optimiser's model file, or YAML for people). The rules live in hx_fit.h.
+ * cmd_fit: `scalacn fit` (fit and store per-RNIC models from the trials in the store) and
+ * the option parsing every model command shares (cmd_fit_priv.h; models, predict and export
+ * are cmd_models.c). The rules live in hx_fit.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,26 +12,13 @@
 
 #include <json-c/json.h>
 
+#include "harness/cli/cmd_fit_priv.h"
 #include "harness/cli/hx_cli.h"
 #include "harness/fit/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
 
 #define MIN_POINTS 4
 
-struct fit_cli {
-	const char *db, *rnic, *verb, *metric, *firmware, *out, *format;
-	const char *inputs;     /* --inputs X[,Y] (NULL: client.masks,server.masks) */
-	const char *sign;       /* export --sign: the secret key file */
-	enum fit_form forms[FIT_FORM_COUNT];
-	size_t n_forms;
-	unsigned long long seed;
-	long long model;
-	double x, y;
-	bool has_x, has_y, json;
-	bool force;             /* export: take models that are not valid */
-	const char *where[9];   /* --where DIM=LEVEL filters, NULL-terminated */
-	size_t n_where;
-};
 
 static int add_where(const char *cmd, const char *arg, struct fit_cli *o)
 {
@@ -105,29 +91,16 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	}
 }
 
-static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
+int hx_fit_cli_parse(const char *cmd, int argc, char **argv, struct fit_cli *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },       { "rnic", required_argument, NULL, 'r' },
-		{ "verb", required_argument, NULL, 'v' },     { "metric", required_argument, NULL, 'm' },
-		{ "form", required_argument, NULL, 'k' },     { "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'J' },           { "model", required_argument, NULL, 'i' },
-		{ "masks-local", required_argument, NULL, 'x' },
-		{ "masks-remote", required_argument, NULL, 'y' },
-		{ "firmware", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },   { "where", required_argument, NULL, 'w' },
-		{ "inputs", required_argument, NULL, 'I' },   { "force", no_argument, NULL, 'X' },
-		{ "sign", required_argument, NULL, 'S' },     { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS(cmd, argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
 	o->seed = 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:", opts, NULL)) != -1) {
-		if (c == '?' || c == ':')
+	while ((c = hx_opt_next(&a)) != -1) {
+		if (c == '?')
 			return hx_bad_option(cmd, argv);
 		rc = parse_opt(cmd, c, o);
 		if (rc)
@@ -136,30 +109,38 @@ static int parse_cli(const char *cmd, int argc, char **argv, struct fit_cli *o)
 	return hx_no_operands(cmd, argc, argv);
 }
 
-static const char *unit_of(const char *metric)
+const char *hx_fit_unit(const char *metric)
 {
 	return !strcmp(metric, "bw") ? "Gb/s" : !strcmp(metric, "lat") ? "us" : "";
 }
 
 /* ---- JSON of a stored model (fit --json, models --json) -------------------------------- */
 
-static void print_model_json(const struct res_model *m, bool first)
+/* A JSON text stored with the model, parsed (null when it does not parse). */
+static struct json_object *stored_json(const char *text)
 {
-	char a[160], b[160], c[160];
-	struct hx_sb s1, s2, s3;
+	return text && text[0] ? json_tokener_parse(text) : NULL;
+}
 
-	hx_sb_init(&s1, a, sizeof(a));
-	hx_sb_str(&s1, m->rnic_model);
-	hx_sb_init(&s2, b, sizeof(b));
-	hx_sb_str(&s2, m->firmware);
-	hx_sb_init(&s3, c, sizeof(c));
-	hx_sb_str(&s3, m->inputs);
-	printf("%s{\"id\":%lld,\"campaign\":%lld,\"rnic_model\":%s,\"firmware\":%s,\"verb\":\"%s\","
-	       "\"metric\":\"%s\",\"form\":\"%s\",\"inputs\":%s,\"valid\":%s,\"created\":%.0f,"
-	       "\"params\":%s,\"se\":%s,\"domain\":%s,\"quality\":%s}",
-	       first ? "" : ",\n", (long long)m->id, (long long)m->campaign, a, b, m->verb,
-	       m->metric, m->form, c, m->valid ? "true" : "false", m->created, m->params_json,
-	       m->se_json, m->domain_json, m->quality_json);
+struct json_object *hx_fit_model_json(const struct res_model *m)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "id", json_object_new_int64(m->id));
+	json_object_object_add(j, "campaign", json_object_new_int64(m->campaign));
+	json_object_object_add(j, "rnic_model", json_object_new_string(m->rnic_model));
+	json_object_object_add(j, "firmware", json_object_new_string(m->firmware));
+	json_object_object_add(j, "verb", json_object_new_string(m->verb));
+	json_object_object_add(j, "metric", json_object_new_string(m->metric));
+	json_object_object_add(j, "form", json_object_new_string(m->form));
+	json_object_object_add(j, "inputs", hx_json_list(m->inputs, false));
+	json_object_object_add(j, "valid", json_object_new_boolean(m->valid));
+	json_object_object_add(j, "created", json_object_new_double(m->created));
+	json_object_object_add(j, "params", stored_json(m->params_json));
+	json_object_object_add(j, "se", stored_json(m->se_json));
+	json_object_object_add(j, "domain", stored_json(m->domain_json));
+	json_object_object_add(j, "quality", stored_json(m->quality_json));
+	return j;
 }
 
 /* ---- fit ----------------------------------------------------------------------------------- */
@@ -169,7 +150,7 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 {
 	const struct fit_model *m = &sel->models[sel->best];
 	const struct fit_form_info *fi = fit_form_get(m->form);
-	const char *u = unit_of(d->metric);
+	const char *u = hx_fit_unit(d->metric);
 
 	printf("%s %s %s (firmware %s): model #%lld, %s, %zu points (medians of %zu ok trials;"
 	       " left out: %zu ok trials at other settings, %zu not ok)\n", d->rnic_model, d->verb,
@@ -217,7 +198,7 @@ static const char *why_unfit(const struct hx_fit_data *d)
 
 /* Fit and store one group; 1 skipped, 0 stored, < 0 failed (printed). */
 static int fit_group(struct res_db *db, const struct hx_fit_data *d, const struct fit_cli *o,
-		     bool *first)
+		     struct json_object *models)
 {
 	struct fit_selection *sel = calloc(1, sizeof(*sel));
 	struct res_model *row = calloc(1, sizeof(*row));
@@ -248,15 +229,33 @@ static int fit_group(struct res_db *db, const struct hx_fit_data *d, const struc
 		rc = res_model_put(db, row, &err);
 	if (rc < 0) {
 		hx_report_error(&err);
-	} else if (o->json) {
-		print_model_json(row, *first);
-		*first = false;
+	} else if (models) {
+		json_object_array_add(models, hx_fit_model_json(row));
 	} else {
 		print_fit_text(d, sel, row);
 	}
 	free(sel);
 	free(row);
 	return rc;
+}
+
+
+/* The distinct RNIC model names of a store, quoted: the names a hint lists. */
+void hx_names_add(struct known_names *k, const char *name)
+{
+	char quoted[96];
+	size_t n = strlen(k->text);
+
+	snprintf(quoted, sizeof(quoted), "'%s'", name);
+	if (!strstr(k->text, quoted) && n + strlen(quoted) + 3 < sizeof(k->text))
+		snprintf(k->text + n, sizeof(k->text) - n, "%s%s", n ? ", " : "", quoted);
+}
+
+
+static int add_campaign_rnic(const struct res_campaign *c, void *ctx)
+{
+	hx_names_add(ctx, c->rnic_model);
+	return 0;
 }
 
 int hx_cmd_fit(int argc, char **argv)
@@ -266,8 +265,8 @@ int hx_cmd_fit(int argc, char **argv)
 	struct hx_fit_set *set = NULL;
 	struct scn_error err;
 	size_t stored = 0, failed = 0;
-	bool first = true;
-	int rc = parse_cli("fit", argc, argv, &o);
+	struct json_object *doc = NULL, *models = NULL;
+	int rc = hx_fit_cli_parse("fit", argc, argv, &o);
 
 	if (rc)
 		return rc;
@@ -287,211 +286,64 @@ int hx_cmd_fit(int argc, char **argv)
 		res_close(db);
 		return hx_report_error(&err);
 	}
-	if (o.json)
-		printf("[\n");
+	if (o.json) {
+		doc = hx_json_doc("fit");
+		models = json_object_new_array();
+		json_object_object_add(doc, "models", models);
+	}
 	for (size_t i = 0; i < hx_fit_set_count(set); i++) {
-		rc = fit_group(db, hx_fit_set_at(set, i), &o, &first);
+		rc = fit_group(db, hx_fit_set_at(set, i), &o, models);
 		stored += rc == 0;
 		failed += rc < 0;
 	}
-	if (o.json)
-		printf("\n]\n");
+	if (doc)
+		hx_json_emit(doc, stdout);
 	hx_fit_set_free(set);
-	res_close(db);
 	if (stored == 0 && failed == 0) {
+		struct known_names k = { "" };
+
+		res_campaign_each(db, add_campaign_rnic, &k, NULL);
 		fprintf(stderr, "scalacn fit: no model fitted: no group of ok trials%s%s%s%s%s%s with "
-			"varying local and remote masks in %s\n", o.rnic ? " for " : "",
-			o.rnic ? o.rnic : "", o.verb ? " verb " : "", o.verb ? o.verb : "",
-			o.metric ? " metric " : "", o.metric ? o.metric : "", o.db);
+			"varying local and remote masks in %s (RNIC models of its campaigns: %s)\n",
+			o.rnic ? " for " : "", o.rnic ? o.rnic : "", o.verb ? " verb " : "",
+			o.verb ? o.verb : "", o.metric ? " metric " : "", o.metric ? o.metric : "",
+			o.db, k.text[0] ? k.text : "none");
+		res_close(db);
 		return HX_EXIT_USAGE;
 	}
+	res_close(db);
 	return failed ? HX_EXIT_USAGE : HX_EXIT_OK;
 }
 
-/* ---- models -------------------------------------------------------------------------------- */
-
-struct models_ctx {
-	bool json, first;
+static const struct hx_opt fit_opts[] = {
+	FIT_OPT_DB,
+	{ "rnic", 'r', "MODEL", "only this RNIC model (as campaigns recorded it)", NULL, 0 },
+	{ "verb", 'v', "V", "only this verb", "send write read", 0 },
+	{ "metric", 'm', "M", "only bw or lat", "bw lat", 0 },
+	{ "form", 'k', "F,...", "candidate forms (rbf2, plane, service2, cap2, walk2); a single\n"
+	  "form is fitted alone, which works with few points (a plane through 4)", NULL, 0 },
+	{ "where", 'w', "D=L", "only trials whose point has dimension D at level L (repeatable;\n"
+	  "e.g. --where msg_size=2 for imported perftest -a logs)", NULL, 0 },
+	{ "inputs", 'I', "X,Y", "the model's inputs: dimension names, or client.masks /\n"
+	  "server.masks (a host's encap + decap masks); default client.masks,server.masks;\n"
+	  "'causes': per (verb, metric) the dimensions its newest campaign's causes name", NULL, 0 },
+	{ "seed", 's', "N", "seed of the fit's starts and cross-validation folds (default 1)", NULL, 0 },
+	{ "json", 'J', NULL, "print the stored models as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
 };
 
-static double qnum(struct json_object *q, const char *key)
-{
-	struct json_object *v = NULL;
-
-	return q && json_object_object_get_ex(q, key, &v) && v ? json_object_get_double(v) : NAN;
-}
-
-static int print_model_line(const struct res_model *m, void *vctx)
-{
-	struct models_ctx *c = vctx;
-	struct json_object *q;
-
-	if (c->json) {
-		print_model_json(m, c->first);
-		c->first = false;
-		return 0;
-	}
-	q = json_tokener_parse(m->quality_json);
-	printf("%5lld  %-16s %-10s %-5s %-3s %-8s %5s %6.0f %7.4f %8.2f%%  %s\n", (long long)m->id,
-	       m->rnic_model, m->firmware, m->verb, m->metric, m->form, m->valid ? "yes" : "no",
-	       qnum(q, "n_points"), qnum(q, "r2"), 100 * qnum(q, "cv_max_bias"), m->params_json);
-	{
-		struct json_object *dg = NULL;
-
-		if (json_object_object_get_ex(q, "degenerate", &dg) &&
-		    json_object_is_type(dg, json_type_string))
-			printf("       not exported to agents (export --force takes it): %s; inputs %s\n",
-			       json_object_get_string(dg), m->inputs);
-	}
-	json_object_put(q);
-	return 0;
-}
-
-int hx_cmd_models(int argc, char **argv)
-{
-	struct fit_cli o;
-	struct models_ctx c = { .first = true };
-	struct res_db *db = NULL;
-	struct scn_error err;
-	int rc = parse_cli("models", argc, argv, &o);
-
-	if (rc || (rc = hx_open_store_ro(o.db, &db)))
-		return rc;
-	c.json = o.json;
-	if (c.json)
-		printf("[\n");
-	else
-		printf("%5s  %-16s %-10s %-5s %-3s %-8s %5s %6s %7s %9s  %s\n", "id", "rnic",
-		       "firmware", "verb", "m", "form", "valid", "points", "R^2", "CV maxb",
-		       "params");
-	rc = res_model_each(db, o.rnic, print_model_line, &c, &err);
-	if (c.json)
-		printf("\n]\n");
-	res_close(db);
-	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
-}
-
-/* ---- predict ------------------------------------------------------------------------------- */
-
-static void warn_domain(const struct res_model *m, const struct fit_cli *o)
-{
-	struct fit_model fm;
-
-	if (hx_fit_model_from_row(m, &fm, NULL) < 0)
-		return;
-	fprintf(stderr, "scalacn predict: warning: (local %g, remote %g) lies outside the fitted "
-		"domain of model #%lld (local %g..%g, remote %g..%g masks): this is an "
-		"extrapolation\n", o->x, o->y, (long long)m->id, fm.dom_min[0], fm.dom_max[0],
-		fm.dom_min[1], fm.dom_max[1]);
-}
-
-static void print_prediction_json(const struct res_model *m, const struct fit_cli *o,
-				  const struct hx_prediction *p)
-{
-	char buf[512];
-	struct hx_sb s;
-
-	hx_sb_init(&s, buf, sizeof(buf));
-	hx_sb_printf(&s, "{\"model\":%lld,\"verb\":\"%s\",\"metric\":\"%s\",\"masks_local\":",
-		     (long long)m->id, m->verb, m->metric);
-	hx_sb_num(&s, o->x);
-	hx_sb_printf(&s, ",\"masks_remote\":");
-	hx_sb_num(&s, o->y);
-	hx_sb_printf(&s, ",\"value\":");
-	hx_sb_num(&s, p->value);
-	hx_sb_printf(&s, ",\"lo\":");
-	hx_sb_num(&s, p->lo);
-	hx_sb_printf(&s, ",\"hi\":");
-	hx_sb_num(&s, p->hi);
-	hx_sb_printf(&s, ",\"in_domain\":%s}", p->in_domain ? "true" : "false");
-	printf("%s\n", buf);
-}
-
-int hx_cmd_predict(int argc, char **argv)
-{
-	struct fit_cli o;
-	struct res_db *db = NULL;
-	struct res_model *m;
-	struct hx_prediction p;
-	struct scn_error err;
-	int rc = parse_cli("predict", argc, argv, &o);
-
-	if (rc)
-		return rc;
-	if (!o.model || !o.has_x || !o.has_y)
-		return hx_usage_error("predict", "needs --model ID, --masks-local X and --masks-remote Y");
-	if ((rc = hx_open_store_ro(o.db, &db)))
-		return rc;
-	m = calloc(1, sizeof(*m));
-	rc = m ? res_model_get(db, o.model, m, &err)
-	       : scn_error_set(&err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	if (rc == 0)
-		rc = hx_fit_predict(m, o.x, o.y, &p, &err);
-	res_close(db);
-	if (rc < 0) {
-		free(m);
-		return hx_report_error(&err);
-	}
-	if (!p.in_domain)
-		warn_domain(m, &o);
-	if (o.json)
-		print_prediction_json(m, &o, &p);
-	else if (isfinite(p.lo))
-		printf("%s %s %s at local %g, remote %g masks: %.6g %s (95%% prediction interval "
-		       "%.6g .. %.6g; model #%lld, %s)\n", m->rnic_model, m->verb, m->metric, o.x,
-		       o.y, p.value, unit_of(m->metric), p.lo, p.hi, (long long)m->id, m->form);
-	else
-		printf("%s %s %s at local %g, remote %g masks: %.6g %s (no interval: no residual "
-		       "degrees of freedom; model #%lld, %s)\n", m->rnic_model, m->verb, m->metric,
-		       o.x, o.y, p.value, unit_of(m->metric), (long long)m->id, m->form);
-	free(m);
-	return HX_EXIT_OK;
-}
-
-/* ---- export -------------------------------------------------------------------------------- */
-
-/* export --sign: OUT.sig, an Ed25519 signature made with the secret key in KEY. */
-static int sign_export(const char *out, const char *key)
-{
-	char msg[600];
-
-	if (opt_model_sign(out, key, msg, sizeof(msg)) == 0)
-		return 0;
-	fprintf(stderr, "scalacn export: %s\n", msg);
-	return HX_EXIT_USAGE;
-}
-
-int hx_cmd_export(int argc, char **argv)
-{
-	struct fit_cli o;
-	struct res_db *db = NULL;
-	struct hx_export_info info;
-	struct scn_error err;
-	enum hx_export_format fmt = HX_EXPORT_SQLITE;
-	int rc = parse_cli("export", argc, argv, &o);
-
-	if (rc)
-		return rc;
-	if (!o.rnic || !o.out)
-		return hx_usage_error("export", "needs --rnic MODEL and -o FILE");
-	if (o.format && !strcmp(o.format, "yaml"))
-		fmt = HX_EXPORT_YAML;
-	else if (o.format && strcmp(o.format, "sqlite"))
-		return hx_usage_error("export", "--format takes sqlite or yaml, not '%s'", o.format);
-	if ((rc = hx_open_store_ro(o.db, &db)))
-		return rc;
-	rc = hx_fit_export(db, o.rnic, o.firmware, o.force, o.out, fmt, &info, &err);
-	res_close(db);
-	if (rc < 0)
-		return hx_report_error(&err);
-	if (o.sign && (rc = sign_export(o.out, o.sign)))
-		return rc;
-	if (info.skipped)
-		fprintf(stderr, "scalacn export: note: not exported to agents: %s\n",
-			info.skipped_text);
-	printf("wrote %zu model%s of %s to %s (%s)%s%s%s\n", info.exported,
-	       info.exported == 1 ? "" : "s", o.rnic, o.out,
-	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside",
-	       o.sign ? ", signed: " : "", o.sign ? o.out : "", o.sign ? ".sig" : "");
-	return HX_EXIT_OK;
-}
+const struct hx_command hx_def_fit = {
+	"fit", "fit per-RNIC performance models from stored trials", NULL, fit_opts,
+	"Fits and stores one model per (RNIC model, verb, metric) of the trials in the database.\n"
+	"Inputs by default (the ScalaCN paper's): x = masks on the local (client) host =\n"
+	"client.encap_masks + client.decap_masks, y = masks on the remote (server) host =\n"
+	"server.encap_masks + server.decap_masks; --inputs names others, which the exported\n"
+	"model file keeps so that an agent feeds each by name. Only ok trials at the most\n"
+	"common setting of the other dimensions and firmware are used; the trials of one\n"
+	"(x, y) count as one point, their median. Forms: rbf2, service2, plane, cap2 (bw);\n"
+	"plane, rbf2, service2, walk2 (lat); chosen by AICc, cross-validation breaking ties.\n"
+	"Prints per model: form, parameters with standard errors, R^2, RMSE, held-out bias\n"
+	"(max, mean), why the form won, the domain.\n",
+	"Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
+	hx_cmd_fit,
+};

@@ -4,7 +4,6 @@
  * (opt_key_generate in libscalacn-opt): KEY holds the secret key (mode 0600), KEY.pub the
  * public key agents give opt_model_load_signed. Existing files are never overwritten.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "harness/cli/hx_cli.h"
@@ -12,16 +11,12 @@
 
 int hx_cmd_keygen(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("keygen", argc, argv);
 	const char *out = NULL;
 	char pub[4096], msg[600];
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		if (c != 'o')
 			return hx_bad_option("keygen", argv);
 		out = optarg;
@@ -38,3 +33,16 @@ int hx_cmd_keygen(int argc, char **argv)
 	       pub);
 	return HX_EXIT_OK;
 }
+
+static const struct hx_opt keygen_opts[] = {
+	{ "output", 'o', "KEY", "the secret key file to write (KEY.pub beside it)",
+	  HX_COMPLETE_FILE, 'o' },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_keygen = {
+	"keygen", "make a key pair for signing model files", NULL, keygen_opts,
+	"Writes a new Ed25519 key pair: KEY (the secret key, mode 0600: keep it with whoever\n"
+	"exports models) and KEY.pub (the public key agents verify with). Neither may exist.\n",
+	NULL, hx_cmd_keygen,
+};

@@ -3,7 +3,6 @@
  * cmd_measure: `scalacn measure` runs one trial on a testbed and prints its sample;
  * `scalacn dimensions` lists the dimensions a point is made of (levels, neutral level).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +58,7 @@ static struct json_object *measured(double v)
 static void print_sample_json(const struct tb_description *d, const struct gen_levels *l,
 			      const struct tb_sample *s)
 {
-	struct json_object *j = json_object_new_object(), *c = json_object_new_object();
+	struct json_object *j = hx_json_doc("measure"), *c = json_object_new_object();
 	char buf[4096];
 
 	json_object_object_add(j, "rnic_model", json_object_new_string(d->rnic_model));
@@ -77,9 +76,7 @@ static void print_sample_json(const struct tb_description *d, const struct gen_l
 	for (unsigned i = 0; i < s->n_counters; i++)
 		json_object_object_add(c, s->counters[i].name, measured(s->counters[i].value));
 	json_object_object_add(j, "counters", c);
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
+	hx_json_emit(j, stdout);
 }
 
 /* Raise flows to what the masks and contexts need, as `run` does, or refuse the point naming
@@ -146,24 +143,40 @@ static int set_level(struct gen_levels *l, const char *name, const char *value)
 	return 0;
 }
 
+static const struct hx_opt measure_opts[] = {
+	{ "testbed", 't', "FILE", "testbed description (required)", HX_COMPLETE_FILE, 0 },
+	{ "verb", 'v', "VERB", "send, write or read (default: the neutral verb)", "send write read", 0 },
+	{ "size", 's', "BYTES", "message size (K and M suffixes)", NULL, 0 },
+	{ "metric", 'm', "METRIC", "bw (bandwidth test) or lat (latency test)", "bw lat", 0 },
+	{ "set", 'S', "DIM=LEVEL", "set a dimension (repeatable; see 'scalacn dimensions')", NULL, 0 },
+	{ "seed", 'e', "N", "seed of the trial (default 1)", NULL, 0 },
+	{ "json", 'J', NULL, "print the sample as JSON (docs/json.md)", NULL, 0 },
+	{ "no-repair", 'R', NULL, "refuse a point with fewer flows than its masks need", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_measure = {
+	"measure", "run one trial on a testbed and print its sample", NULL, measure_opts,
+	"Every dimension not set is at its neutral level (see 'scalacn dimensions').\n"
+	"A point with more masks or encap contexts than flows gets the flows it needs, as in\n"
+	"'scalacn run' (a note on stderr says so); --no-repair refuses such a point instead.\n"
+	"Levels take K and M suffixes (8K = 8192).\n",
+	"Example:\n"
+	"  scalacn measure --testbed examples/testbeds/sim-cx7.yaml --verb send --size 8M \\\n"
+	"      --set server.decap_masks=20 --json\n",
+	hx_cmd_measure,
+};
+
 int hx_cmd_measure(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "testbed", required_argument, NULL, 't' }, { "verb", required_argument, NULL, 'v' },
-		{ "size", required_argument, NULL, 's' },    { "metric", required_argument, NULL, 'm' },
-		{ "set", required_argument, NULL, 'S' },     { "seed", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'J' },	      { "no-repair", no_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct measure_opts m = { .seed = 1 };
 	struct scn_error err;
+	struct hx_args a = HX_ARGS("measure", argc, argv);
 	char *end;
 	int c;
 
 	gen_levels_neutral(&m.levels);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:v:s:m:S:e:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 't': m.testbed = optarg; break;
 		case 'v': if (set_level(&m.levels, "verb", optarg)) return HX_EXIT_USAGE; break;
@@ -194,35 +207,4 @@ int hx_cmd_measure(int argc, char **argv)
 		return hx_usage_error("measure", "--testbed FILE is required");
 	c = repair_point(&m);
 	return c ? c : measure_once(&m);
-}
-
-int hx_cmd_dimensions(int argc, char **argv)
-{
-	char lv[32], neutral[32];
-	struct tb_description d;
-	struct scn_error err;
-	struct tb *tb = NULL;
-
-	if (argc == 3 && !strcmp(argv[1], "--testbed")) {
-		if (tb_open(argv[2], &tb, &err) < 0 || tb_describe(tb, &d, &err) < 0) {
-			tb_close(tb);
-			return hx_report_error(&err);
-		}
-		printf("testbed %s: %s %s, firmware %s\n", argv[2], d.kind, d.rnic_model, d.firmware);
-		tb_close(tb);
-	} else if (argc != 1) {
-		return hx_usage_error("dimensions", "expected no argument or --testbed FILE");
-	}
-	printf("%-20s %-11s %-8s %-9s %s\n", "dimension", "kind", "unit", "neutral", "levels / help");
-	for (unsigned i = 0; i < gen_dimension_count(); i++) {
-		const struct gen_dimension *dim = gen_dimension_at(i);
-
-		printf("%-20s %-11s %-8s %-9s ", dim->name,
-		       dim->kind == GEN_DIM_CATEGORICAL ? "categorical" : "ordered", dim->unit,
-		       hx_level_text(dim, dim->neutral, neutral, sizeof(neutral)));
-		for (unsigned k = 0; k < dim->n_levels; k++)
-			printf("%s%s", k ? "," : "", hx_level_text(dim, dim->levels[k], lv, sizeof(lv)));
-		printf("\n%-52s %s\n", "", dim->help);
-	}
-	return HX_EXIT_OK;
 }

@@ -11,7 +11,6 @@
  * nothing new.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <math.h>
@@ -172,10 +171,14 @@ static int cmd_parse(const struct pt_opts *o, int n, char **files)
 			print_text(files[i], r);
 		pt_result_free(r);
 	}
-	if (o->json)
-		printf("%s\n", json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(all);
+	if (o->json) {
+		struct json_object *doc = hx_json_doc("perftest parse");
+
+		json_object_object_add(doc, "files", all);
+		hx_json_emit(doc, stdout);
+	} else {
+		json_object_put(all);
+	}
 	return worst;
 }
 
@@ -321,12 +324,8 @@ static int cmd_import(const struct pt_opts *o, int n, char **files)
 
 int hx_cmd_perftest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' }, { "gbits", no_argument, NULL, 'g' },
-		{ "db", required_argument, NULL, 'd' }, { "rnic", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pt_opts o = { 0 };
+	struct hx_args a;
 	const char *sub;
 	int c;
 
@@ -338,9 +337,8 @@ int hx_cmd_perftest(int argc, char **argv)
 	/* argv + 1: the subcommand plays argv[0]; GNU getopt moves FILEs after the options */
 	argc--;
 	argv++;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	a = (struct hx_args)HX_ARGS("perftest", argc, argv);
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'J': o.json = true; break;
 		case 'g': o.gbits = true; break;
@@ -358,6 +356,27 @@ int hx_cmd_perftest(int argc, char **argv)
 	if (!o.db)
 		return hx_usage_error("perftest", "import needs --db DB");
 	if (o.json)
-		return hx_usage_error("perftest", "import takes no --json");
+		return hx_usage_error("perftest", "--json: 'perftest import' has no JSON output");
 	return cmd_import(&o, argc - optind, argv + optind);
 }
+
+static const struct hx_opt perftest_opts[] = {
+	{ "json", 'J', NULL, "parse: print what was read as JSON (docs/json.md)", NULL, 0 },
+	{ "gbits", 'g', NULL, "JSON files were written with --report_gbits", NULL, 0 },
+	{ "db", 'd', "DB", "import: the results database to store the rows in", HX_COMPLETE_FILE, 0 },
+	{ "rnic", 'r', "MODEL", "import: the RNIC model the logs were measured on", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_perftest = {
+	"perftest", "parse or import saved perftest output", "parse|import FILE...", perftest_opts,
+	"parse: prints what scalacn reads from saved perftest stdout (or --out_json files):\n"
+	"the test, verb, header fields and one row per message size, bandwidth in Gb/s\n"
+	"(MiB/s converted), latency in usec as perftest measured it (half the round trip\n"
+	"for send/write, the full round trip for read).\n"
+	"import: stores every row as a trial of the campaign 'perftest-import' (created once\n"
+	"per database) with verb, metric, msg_size, qps, tx_depth, mtu and iterations as\n"
+	"levels, plus client/server encap/decap masks when the file name follows the ScalaCN\n"
+	"artifact (cen_X_cde_Y_sen_Z_sde_W_...). Importing a file twice stores nothing new.\n",
+	NULL, hx_cmd_perftest,
+};

@@ -6,7 +6,6 @@
  * file parses options and prints.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +42,7 @@ static int parse_pop(const char *s, struct hx_trace_gen *g)
 
 int hx_cmd_gen_trace(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "flows", 1, NULL, 'f' }, { "popularity", 1, NULL, 'p' },
-		{ "duration", 1, NULL, 'd' }, { "churn", 1, NULL, 'c' }, { "seed", 1, NULL, 's' },
-		{ "masks", 1, NULL, 'm' }, { "pps", 1, NULL, 'r' }, { "output", 1, NULL, 'o' },
-		{ NULL, 0, NULL, 0 } };
+	struct hx_args a = HX_ARGS("gen-trace", argc, argv);
 	const char *cmd = "gen-trace", *path = NULL;
 	struct hx_trace_gen g;
 	struct scn_error err;
@@ -57,8 +52,7 @@ int hx_cmd_gen_trace(int argc, char **argv)
 	int c, rc;
 
 	hx_trace_gen_default(&g);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		rc = 0;
 		if (c == 'f' && !(rc = parse_num(cmd, "--flows", optarg, 1, 1 << 20, &v)))
 			g.flows = (uint32_t)v;
@@ -79,7 +73,7 @@ int hx_cmd_gen_trace(int argc, char **argv)
 		else if (c == 'o')
 			path = optarg;
 		else if (c == '?')
-			return HX_EXIT_USAGE;
+			return hx_bad_option(cmd, argv);
 		if (rc)
 			return rc;
 	}
@@ -111,18 +105,12 @@ struct replay_args {
 
 static int replay_opts(int argc, char **argv, struct replay_args *a)
 {
-	static const struct option lo[] = {
-		{ "model", 1, NULL, 'M' }, { "rnic", 1, NULL, 'R' }, { "trace", 1, NULL, 't' },
-		{ "testbed", 1, NULL, 'T' }, { "masks", 1, NULL, 'm' }, { "hyper", 1, NULL, 'h' },
-		{ "admission", 1, NULL, 'a' }, { "idle-timeout", 1, NULL, 'i' },
-		{ "seed", 1, NULL, 's' }, { "verb", 1, NULL, 'v' }, { "emc", 1, NULL, 'e' },
-		{ NULL, 0, NULL, 0 } };
+	struct hx_args h = HX_ARGS("replay", argc, argv);
 	const char *cmd = "replay";
 	double v = 0;
 	int c, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = hx_opt_next(&h)) != -1) {
 		rc = 0;
 		if (c == 'M')
 			a->model = optarg;
@@ -152,7 +140,7 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 			a->verb_given = true;
 		}
 		else if (c == '?')
-			return HX_EXIT_USAGE;
+			return hx_bad_option(cmd, argv);
 		if (rc)
 			return rc;
 	}
@@ -164,12 +152,12 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 
 static void print_policies(const struct hx_replay_summary *s)
 {
-	printf("%-10s %10s %6s %11s %10s %16s\n", "policy", "probes/pkt", "p99", "updates/s",
-	       "front hit", "CPU/tick (max)");
+	printf("%-10s %10s %10s %15s %15s %16s\n", "policy", "masks/pkt", "p99 masks",
+	       "rule updates/s", "front-cache hit", "CPU/tick (max)");
 	for (int p = 0; p < HX_POL_COUNT; p++) {
 		const struct hx_policy_stats *q = &s->pol[p];
 
-		printf("%-10s %10.2f %6.0f %11.1f %9.1f%% %7.3f ms (%.3f)\n",
+		printf("%-10s %10.2f %10.0f %15.1f %14.1f%% %7.3f ms (%.3f)\n",
 		       hx_policy_name((enum hx_policy)p), q->mean_probes, q->p99_probes,
 		       q->updates_per_s, 100 * q->front_hit_rate, 1e3 * q->cpu_tick_mean_s,
 		       1e3 * q->cpu_tick_max_s);
@@ -188,12 +176,12 @@ static void print_testbed(const struct hx_measure_result *m)
 	printf("\ntestbed %s: %u flows ranked by the last window's packets, %u masks on the "
 	       "server's receive path, popularity %s%.2f (fitted)\n", m->rnic_model, m->flows,
 	       m->masks, m->zipf_s > 0 ? "zipf:" : "uniform ", m->zipf_s);
-	printf("%-10s %-8s %9s %8s %9s %8s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
-	       "vs stat", "lat us", "vs stat", "p99 us", "rules", "groups");
+	printf("%-10s %-8s %9s %9s %9s %9s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
+	       "vs static", "lat us", "vs static", "p99 us", "rules", "groups");
 	for (int p = 0; p < HX_POL_COUNT; p++) {
 		const struct hx_policy_sample *q = &m->pol[p];
 
-		printf("%-10s %-8s %9.2f %+7.1f%% %9.3f %+7.1f%% %9.3f %7u/%u\n",
+		printf("%-10s %-8s %9.2f %+8.1f%% %9.3f %+8.1f%% %9.3f %7u/%u\n",
 		       hx_policy_name((enum hx_policy)p), tb_status_name(q->bw.status),
 		       q->bw.bw_gbps, 100 * (q->bw.bw_gbps / st->bw.bw_gbps - 1),
 		       q->lat.lat_median_us, 100 * (q->lat.lat_median_us / st->lat.lat_median_us - 1),
@@ -300,3 +288,57 @@ int hx_cmd_replay(int argc, char **argv)
 	opt_model_free(model);
 	return rc ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt gen_trace_opts[] = {
+	{ "flows", 'f', "N", "concurrent flows (1..1M)", NULL, 0 },
+	{ "popularity", 'p', "P", "zipf:S (Zipf rank exponent S, 0..5) or uniform", "uniform zipf:1.0", 0 },
+	{ "duration", 'd', "SECONDS", "length of the trace", NULL, 0 },
+	{ "churn", 'c', "RATE", "flow replacements per second (a Poisson process)", NULL, 0 },
+	{ "seed", 's', "N", "seed (same seed, same file)", NULL, 0 },
+	{ "output", 'o', "FILE", "the trace to write (- for stdout)", HX_COMPLETE_FILE, 'o' },
+	{ "masks", 'm', "M", "masks new flows are drawn from (default 64)", NULL, 0 },
+	{ "pps", 'r', "P", "packets per second shared by the flows (default 1e6)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_gen_trace = {
+	"gen-trace", "write a synthetic flow trace", NULL, gen_trace_opts,
+	"Writes a flow trace (CSV: time,flow,mask,packets; one row per flow and second, or\n"
+	"per flow segment when it arrives or departs inside a second). N concurrent flows\n"
+	"share P packets per second by popularity (Zipf rank S, or uniform); RATE flow\n"
+	"replacements per second (a random flow departs, a new one arrives in its popularity\n"
+	"slot, on a mask drawn from M). It writes a file, so it has no JSON form.\n",
+	NULL, hx_cmd_gen_trace,
+};
+
+static const struct hx_opt replay_opts_table[] = {
+	{ "trace", 't', "FILE", "the flow trace (CSV: time,flow[,mask],packets)", HX_COMPLETE_FILE, 0 },
+	{ "model", 'M', "FILE", "model file from 'scalacn export' (without one the optimiser\n"
+	  "plans every tick)", HX_COMPLETE_FILE, 0 },
+	{ "rnic", 'R', "MODEL", "the RNIC model to pick in the model file", NULL, 0 },
+	{ "testbed", 'T', "FILE", "program each policy's final table on this testbed and measure",
+	  HX_COMPLETE_FILE, 0 },
+	{ "hyper", 'h', "N", "hyper mask capacity (entries)", NULL, 0 },
+	{ "admission", 'a', "HITS", "hits a flow needs to enter the hyper mask", NULL, 0 },
+	{ "idle-timeout", 'i', "S", "seconds before an idle mask is deleted", NULL, 0 },
+	{ "masks", 'm', "M", "masks from the flow keys when the trace has no mask column", NULL, 0 },
+	{ "verb", 'v', "V", "the verb measured with --testbed", "send write read", 0 },
+	{ "seed", 's', "N", "seed", NULL, 0 },
+	{ "emc", 'e', "N", "exact-match cache entries (default 8192; --emc equal to --hyper\n"
+	  "compares caches of one capacity)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_replay = {
+	"replay", "replay a flow trace through the runtime optimiser and baselines", NULL,
+	replay_opts_table,
+	"Replays a flow trace second by second through the optimiser and three baselines:\n"
+	"static insertion order, OVS-style ranking of masks by hits every 1 s, and an\n"
+	"exact-match cache with 1/100 insertion (--emc N entries). Prints per policy the masks\n"
+	"probed per packet (mean, 99th percentile), rule updates per second, the front-cache\n"
+	"(hyper mask / EMC) hit rate and CPU per tick, and the optimiser's memory per rule. With --testbed each\n"
+	"policy's final table (flows of the last 10 s) is programmed on the testbed (server\n"
+	"receive path) and its bandwidth and latency are printed side by side. Its report is\n"
+	"text only: --json is refused.\n",
+	NULL, hx_cmd_replay,
+};

@@ -5,7 +5,6 @@
  * the page and its PLplot SVG plots), optionally with a diff section against a baseline
  * campaign. Prints where it wrote the page.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,18 +21,12 @@ struct report_opts {
 
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },     { "campaign", required_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' }, { "format", required_argument, NULL, 'f' },
-		{ "baseline", required_argument, NULL, 'b' }, { NULL, 0, NULL, 0 },
-	};
+	struct hx_args a = HX_ARGS("report", argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:o:f:b:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'o': o->dir = optarg; break;
@@ -86,3 +79,29 @@ int hx_cmd_report(int argc, char **argv)
 	printf(")\n");
 	return HX_EXIT_OK;
 }
+
+static const struct hx_opt report_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 'd' },
+	{ "campaign", 'c', "ID", "campaign (default: the newest that did not fail)", NULL, 'c' },
+	{ "output", 'o', "DIR", "the folder to write (made when missing)", HX_COMPLETE_FILE, 'o' },
+	{ "format", 'f', "F", "html (default), md or json (report.json: docs/json.md)",
+	  "html md json", 'f' },
+	{ "baseline", 'b', "C", "add a diff section against campaign C (ID, DB:ID or DB)",
+	  HX_COMPLETE_FILE, 'b' },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_report = {
+	"report", "write a campaign's report: an HTML page with plots (or md, json)", NULL,
+	report_opts,
+	"Writes a self-contained folder DIR: index.html (md: report.md, json: report.json) and\n"
+	"its SVG plots (PLplot). The page needs no network. Sections: summary (RNIC, firmware,\n"
+	"testbed, plan, dates, testbed-hours of the budget, each criterion's verdict with its\n"
+	"numbers), walls (the metric against each swept dimension, the wall marked, error bars\n"
+	"from the repeats, the baseline band), causes and suspects (sensitivity chart and the\n"
+	"removal orders per cause), models (fitted curve against the measured points,\n"
+	"residuals, R^2, held-out bias, why the form won, a plane fitted beside it), search\n"
+	"cost (trials and testbed-hours per phase, the brute-force size). A campaign that did\n"
+	"not finish still renders and says what is missing. Reads the database only.\n",
+	NULL, hx_cmd_report,
+};

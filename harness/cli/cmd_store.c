@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_store: commands that read the results store: `scalacn status` (campaigns),
- * `scalacn trials` (one line per trial) and `scalacn export-csv`.
+ * cmd_store: commands that read the results store: `scalacn status` (campaigns) and
+ * `scalacn export-csv`. `scalacn trials` is cmd_trials.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "harness/cli/hx_cli.h"
 #include "results/res.h"
@@ -16,25 +17,17 @@
 struct store_opts {
 	const char *db, *out;
 	long long campaign;
-	unsigned long limit;
 	bool json;
 };
 
 static int parse_store_opts(const char *cmd, int argc, char **argv, struct store_opts *o)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },	      { "campaign", required_argument, NULL, 'c' },
-		{ "limit", required_argument, NULL, 'n' },    { "json", no_argument, NULL, 'J' },
-		{ "output", required_argument, NULL, 'o' },   { NULL, 0, NULL, 0 },
-	};
-	char *end;
+	struct hx_args a = HX_ARGS(cmd, argc, argv);
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->db = HX_DEFAULT_DB;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:n:o:", opts, NULL)) != -1) {
+	while ((c = hx_opt_next(&a)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -43,11 +36,6 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 			if ((rc = hx_parse_id(cmd, "--campaign", "campaign", optarg, &o->campaign)))
 				return rc;
 			break;
-		case 'n':
-			o->limit = strtoul(optarg, &end, 10);
-			if (*end)
-				return hx_usage_error(cmd, "--limit takes a number, not '%s'", optarg);
-			break;
 		default:
 			return hx_bad_option(cmd, argv);
 		}
@@ -55,23 +43,97 @@ static int parse_store_opts(const char *cmd, int argc, char **argv, struct store
 	return hx_no_operands(cmd, argc, argv);
 }
 
+/* The campaigns of a store, gathered so that the table is sized to its content. */
+struct status_row {
+	struct res_campaign c;
+	int64_t trials;
+	double cost_s;
+};
+
 struct status_ctx {
 	struct res_db *db;
 	int64_t fallback; /* the default campaign of read commands, 0 when none */
+	unsigned long n, cap;
+	struct status_row *rows;
 };
 
-static int print_campaign(const struct res_campaign *c, void *ctx)
+static int gather_campaign(const struct res_campaign *c, void *ctx)
 {
 	struct status_ctx *x = ctx;
-	int64_t n = 0;
-	double cost = 0;
+	struct status_row *r;
 
-	res_trial_count(x->db, c->id, &n, &cost, NULL);
-	printf("%3lld%c  %-11s %-22s %-10s %7lld %9.3f  %s\n", (long long)c->id,
-	       c->id == x->fallback ? '*' : ' ',
-	       res_campaign_status_name(c->status), c->rnic_model, c->firmware, (long long)n,
-	       cost / 3600.0, c->summary[0] ? c->summary : c->plan_path);
+	if (hx_grow((void **)&x->rows, sizeof(*x->rows), x->n, &x->cap) < 0)
+		return -ENOMEM;
+	r = &x->rows[x->n++];
+	r->c = *c;
+	r->trials = 0;
+	r->cost_s = 0;
+	res_trial_count(x->db, c->id, &r->trials, &r->cost_s, NULL);
 	return 0;
+}
+
+static int width_of(const char *s, int w)
+{
+	int n = (int)strlen(s);
+
+	return n > w ? n : w;
+}
+
+static void print_status_table(const struct status_ctx *x)
+{
+	int ws = (int)strlen("status"), wr = (int)strlen("RNIC model"), wf = (int)strlen("firmware");
+	char trials[32];
+
+	for (unsigned long i = 0; i < x->n; i++) {
+		ws = width_of(res_campaign_status_name(x->rows[i].c.status), ws);
+		wr = width_of(x->rows[i].c.rnic_model, wr);
+		wf = width_of(x->rows[i].c.firmware, wf);
+	}
+	printf("%5s  %-*s  %-*s  %-*s  %7s  %13s  %s\n", "id", ws, "status", wr, "RNIC model", wf,
+	       "firmware", "trials", "testbed-hours", "summary (or plan)");
+	for (unsigned long i = 0; i < x->n; i++) {
+		const struct status_row *r = &x->rows[i];
+
+		hx_thousands((double)r->trials, trials, sizeof(trials));
+		printf("%4lld%c  %-*s  %-*s  %-*s  %7s  %13.3f  %s\n", (long long)r->c.id,
+		       r->c.id == x->fallback ? '*' : ' ', ws, res_campaign_status_name(r->c.status),
+		       wr, r->c.rnic_model, wf, r->c.firmware, trials, r->cost_s / 3600.0,
+		       r->c.summary[0] ? r->c.summary : r->c.plan_path);
+	}
+	if (x->fallback)
+		printf("* the campaign causes and analyze show without --campaign (the newest "
+		       "done, interrupted or running one)\n");
+}
+
+static void print_status_json(const struct status_ctx *x)
+{
+	struct json_object *doc = hx_json_doc("status"), *arr = json_object_new_array();
+
+	for (unsigned long i = 0; i < x->n; i++) {
+		const struct status_row *r = &x->rows[i];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "id", json_object_new_int64(r->c.id));
+		json_object_object_add(j, "status", json_object_new_string(
+					       res_campaign_status_name(r->c.status)));
+		json_object_object_add(j, "default", json_object_new_boolean(r->c.id == x->fallback));
+		json_object_object_add(j, "rnic_model", json_object_new_string(r->c.rnic_model));
+		json_object_object_add(j, "firmware", json_object_new_string(r->c.firmware));
+		json_object_object_add(j, "plan", json_object_new_string(r->c.plan_path));
+		json_object_object_add(j, "testbed", json_object_new_string(r->c.testbed));
+		json_object_object_add(j, "scalacn_version_of_run",
+				       json_object_new_string(r->c.tool_version));
+		json_object_object_add(j, "trials", json_object_new_int64(r->trials));
+		json_object_object_add(j, "testbed_hours", json_object_new_double(r->cost_s / 3600.0));
+		json_object_object_add(j, "started", r->c.started > 0 ?
+				       json_object_new_double(r->c.started) : NULL);
+		json_object_object_add(j, "finished", r->c.finished > 0 ?
+				       json_object_new_double(r->c.finished) : NULL);
+		json_object_object_add(j, "summary", json_object_new_string(r->c.summary));
+		json_object_array_add(arr, j);
+	}
+	json_object_object_add(doc, "campaigns", arr);
+	hx_json_emit(doc, stdout);
 }
 
 int hx_cmd_status(int argc, char **argv)
@@ -79,97 +141,24 @@ int hx_cmd_status(int argc, char **argv)
 	struct store_opts o;
 	struct res_db *db = NULL;
 	struct scn_error err;
+	struct status_ctx x = { 0 };
+	struct res_campaign def;
 	int rc = parse_store_opts("status", argc, argv, &o);
 
 	if (rc || (rc = hx_open_store_ro(o.db, &db)))
 		return rc;
-	struct status_ctx x = { .db = db };
-	struct res_campaign def;
-
+	x.db = db;
 	if (res_campaign_default(db, &def, NULL) == 0)
 		x.fallback = def.id;
-	printf("%4s  %-11s %-22s %-10s %7s %9s  %s\n", "id", "status", "rnic", "firmware", "trials",
-	       "testbed-h", "summary");
-	rc = res_campaign_each(db, print_campaign, &x, &err);
-	if (rc == 0 && x.fallback)
-		printf("* the campaign causes and analyze show without --campaign (the newest "
-		       "done, interrupted or running one)\n");
+	rc = res_campaign_each(db, gather_campaign, &x, &err);
+	if (rc == 0 && o.json)
+		print_status_json(&x);
+	else if (rc == 0)
+		print_status_table(&x);
+	free(x.rows);
 	res_close(db);
-	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
-}
-
-struct trials_ctx {
-	unsigned long shown, limit;
-	bool json;
-};
-
-/* A measured number as JSON (%.6g) or null when the trial did not measure it. */
-static const char *json_num(double v, char *buf, size_t len)
-{
-	if (!isfinite(v))
-		return "null";
-	snprintf(buf, len, "%.6g", v);
-	return buf;
-}
-
-/* A measured number in a table column of WIDTH, or blanks when it was not measured. */
-static const char *cell(double v, int width, int prec, char *buf, size_t len)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%*.*f", width, prec, v);
-	else
-		snprintf(buf, len, "%*s", width, "");
-	return buf;
-}
-
-static int print_trial(const struct res_trial *t, const char *levels_json, void *ctx)
-{
-	struct trials_ctx *c = ctx;
-	char b1[40], b2[40], b3[40];
-
-	if (c->limit && c->shown >= c->limit)
-		return 1;
-	c->shown++;
-	if (c->json) {
-		printf("%s{\"id\":%lld,\"campaign\":%lld,\"key\":\"%s\",\"verb\":\"%s\",\"metric\":\"%s\",\"repeat\":%d,"
-		       "\"status\":\"%s\",\"bw_gbps\":%s,\"lat_median_us\":%s,\"lat_p99_us\":%s,\"cost_s\":%.6g,"
-		       "\"point\":%s,\"counters\":%s}",
-		       c->shown > 1 ? ",\n" : "", (long long)t->id, (long long)t->campaign, t->key,
-		       t->verb, t->metric, t->repeat, t->sample.status,
-		       json_num(t->sample.bw_gbps, b1, sizeof(b1)),
-		       json_num(t->sample.lat_median_us, b2, sizeof(b2)),
-		       json_num(t->sample.lat_p99_us, b3, sizeof(b3)), t->sample.cost_s,
-		       levels_json ? levels_json : "null", t->sample.counters_json);
-		return 0;
-	}
-	printf("%6lld %4lld %-5s %-3s %2d %-16s %s %s %8.3f  %s\n", (long long)t->id,
-	       (long long)t->campaign, t->verb, t->metric, t->repeat, t->sample.status,
-	       cell(t->sample.bw_gbps, 9, 3, b1, sizeof(b1)),
-	       cell(t->sample.lat_median_us, 9, 3, b2, sizeof(b2)), t->sample.cost_s, t->key);
-	return 0;
-}
-
-int hx_cmd_trials(int argc, char **argv)
-{
-	struct store_opts o;
-	struct trials_ctx c = { 0 };
-	struct res_db *db = NULL;
-	struct scn_error err;
-	int rc = parse_store_opts("trials", argc, argv, &o);
-
-	if (rc || (rc = hx_open_store_ro(o.db, &db)))
-		return rc;
-	c.limit = o.limit;
-	c.json = o.json;
-	if (c.json)
-		printf("[\n");
-	else
-		printf("%6s %4s %-5s %-3s %2s %-16s %9s %9s %8s  %s\n", "id", "camp", "verb", "m", "r",
-		       "status", "bw Gb/s", "lat us", "cost s", "key");
-	rc = res_trial_each(db, o.campaign, print_trial, &c, &err);
-	if (c.json)
-		printf("\n]\n");
-	res_close(db);
+	if (rc == -ENOMEM)
+		return scn_error_set(&err, SCN_ERR_INTERNAL, rc, "out of memory"), hx_report_error(&err);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
 
@@ -194,3 +183,31 @@ int hx_cmd_export_csv(int argc, char **argv)
 	res_close(db);
 	return rc < 0 ? hx_report_error(&err) : HX_EXIT_OK;
 }
+
+static const struct hx_opt status_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "json", 'J', NULL, "the campaigns as JSON (docs/json.md)", NULL, 0 },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_status = {
+	"status", "list the campaigns in a results database", NULL, status_opts,
+	"One line per campaign: id, status, RNIC model, firmware, trials, testbed-hours spent\n"
+	"and what it concluded; '*' marks the campaign read commands default to.\n",
+	NULL, hx_cmd_status,
+};
+
+static const struct hx_opt export_csv_opts[] = {
+	{ "db", 'd', "FILE", "results database (default: scalacn.db)", HX_COMPLETE_FILE, 0 },
+	{ "campaign", 'c', "ID", "only this campaign's trials (default: every campaign)", NULL, 0 },
+	{ "output", 'o', "FILE", "write to FILE (default: stdout)", HX_COMPLETE_FILE, 'o' },
+	HX_OPT_END,
+};
+
+const struct hx_command hx_def_export_csv = {
+	"export-csv", "write the trials of a database as CSV", NULL, export_csv_opts,
+	"One row per trial, one column per dimension, counters as JSON in the last column; a\n"
+	"number the trial did not measure is an empty field. CSV is its only form: --json is\n"
+	"refused (use 'scalacn trials --json').\n",
+	NULL, hx_cmd_export_csv,
+};

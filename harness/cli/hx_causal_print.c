@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "harness/causal/hx_causal.h"
+#include "harness/cli/hx_cli.h"
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
 
@@ -24,13 +25,13 @@ static void cause_line(const struct hx_cause *c, bool suspect, FILE *out)
 		snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", 100 * c->effect_lo, 100 * c->effect_hi);
 	else /* no effect size: the failures are the evidence */
 		snprintf(ci, sizeof(ci), "%u/%u trials", c->failed_with, c->n_with);
-	fprintf(out, "  %-5s %-3s %-34s ", topo_verb_name(c->verb), hx_metric_name(c->metric),
+	fprintf(out, "  %-5s %-6s %-34s ", topo_verb_name(c->verb), hx_metric_name(c->metric),
 		members);
 	if (isfinite(c->effect))
 		fprintf(out, "%+7.1f%% ", 100 * c->effect);
 	else
 		fprintf(out, "%8s ", "failed");
-	fprintf(out, "%-17s %5.2f ", ci, c->confidence);
+	fprintf(out, "%-17s %10.2f ", ci, c->confidence);
 	if (suspect)
 		fprintf(out, "%s\n", c->why);
 	else
@@ -46,14 +47,15 @@ void hx_analysis_print(const struct hx_analysis *a, FILE *out)
 	if (!a->n_causes)
 		fprintf(out, "  none\n");
 	else
-		fprintf(out, "  %-5s %-3s %-34s %8s %-17s %5s %-12s %s\n", "verb", "met", "members",
-			"effect", "95% interval", "conf", "class", "walls");
+		fprintf(out, "  %-5s %-6s %-34s %8s %-17s %10s %-12s %s\n", "verb", "metric",
+			"members", "effect", "95% interval", "confidence", "class",
+			"walls (first bad level, last good)");
 	for (unsigned i = 0; i < a->n_causes; i++)
 		cause_line(&a->causes[i], false, out);
 	if (a->n_suspects) {
 		fprintf(out, "Suspects (not supported by the evidence; not causes):\n");
-		fprintf(out, "  %-5s %-3s %-34s %8s %-17s %5s %s\n", "verb", "met", "members",
-			"effect", "95% interval", "conf", "why not a cause");
+		fprintf(out, "  %-5s %-6s %-34s %8s %-17s %10s %s\n", "verb", "metric", "members",
+			"effect", "95% interval", "confidence", "why not a cause");
 	}
 	for (unsigned i = 0; i < a->n_suspects; i++)
 		cause_line(&a->suspects[i], true, out);
@@ -65,6 +67,8 @@ void hx_analysis_print(const struct hx_analysis *a, FILE *out)
 		fprintf(out, "  note: %s\n", a->notes[i]);
 	if (a->budget_exhausted)
 		fprintf(out, "  note: the budget ran out before the analysis finished\n");
+	if (a->n_causes || a->n_suspects)
+		fprintf(out, "%s\n", HX_CAUSE_LEGEND);
 }
 
 static struct json_object *num(double x)
@@ -83,8 +87,14 @@ static struct json_object *cause_json(const struct hx_cause *c, bool suspect)
 		json_object_array_add(w, num(c->wall[k]));
 		json_object_array_add(g, num(c->last_good[k]));
 	}
-	for (unsigned k = 0; k < c->n_ids; k++)
-		json_object_array_add(ids, json_object_new_int64(c->ids[k]));
+	for (unsigned k = 0; k < c->n_ids; k++) {
+		bool seen = false;
+
+		for (unsigned j = 0; j < k && !seen; j++)
+			seen = c->ids[j] == c->ids[k];
+		if (!seen) /* distinct trials: one trial may back several statements */
+			json_object_array_add(ids, json_object_new_int64(c->ids[k]));
+	}
 	json_object_object_add(o, "verb", json_object_new_string(topo_verb_name(c->verb)));
 	json_object_object_add(o, "metric", json_object_new_string(hx_metric_name(c->metric)));
 	json_object_object_add(o, "members", m);
@@ -95,7 +105,7 @@ static struct json_object *cause_json(const struct hx_cause *c, bool suspect)
 	json_object_object_add(o, "effect_hi", num(c->effect_hi));
 	json_object_object_add(o, "failed", json_object_new_int((int)c->failed_with));
 	json_object_object_add(o, "trials", json_object_new_int((int)c->n_with));
-	json_object_object_add(o, "confidence", json_object_new_double(c->confidence));
+	json_object_object_add(o, "confidence", num(c->confidence));
 	json_object_object_add(o, "kind", json_object_new_string(c->kind));
 	json_object_object_add(o, "class", json_object_new_string(c->class_));
 	json_object_object_add(o, "undecided", json_object_new_boolean(c->undecided));

@@ -4,10 +4,12 @@
  * row ids and opening the results store the way the store-reading commands do.
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness/campaign/hx_campaign.h"
 #include "harness/cli/hx_cli.h"
@@ -50,7 +52,11 @@ int hx_usage_error(const char *cmd, const char *fmt, ...)
 
 int hx_bad_option(const char *cmd, char **argv)
 {
-	return hx_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+	const char *opt = argv[optind - 1];
+
+	if (!strcmp(opt, "--json"))
+		return hx_usage_error(cmd, "--json: '%s' has no JSON output", cmd);
+	return hx_usage_error(cmd, "unknown or incomplete option '%s'", opt);
 }
 
 int hx_no_operands(const char *cmd, int argc, char **argv)
@@ -104,4 +110,50 @@ void hx_provenance_warn(const char *cmd, const struct res_campaign *c)
 	for (int tb = 0; tb < 2; tb++)
 		if (hx_provenance_changed(c, tb, why, sizeof(why)))
 			fprintf(stderr, "scalacn %s: warning: %s\n", cmd, why);
+}
+
+const char *hx_thousands(double v, char *buf, size_t len)
+{
+	char digits[32];
+	int n, at = 0, out = 0;
+
+	if (!isfinite(v) || fabs(v) >= 1e15) { /* beyond separators: one exponent notation */
+		snprintf(buf, len, "%.3e", v);
+		return buf;
+	}
+	n = snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+
+	if (v < 0 && out + 1 < (int)len)
+		buf[out++] = '-';
+	for (; at < n && out + 2 < (int)len; at++) {
+		if (at && (n - at) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = digits[at];
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+const char *hx_path_display(const char *path, char *buf, size_t len)
+{
+	char *abs = path ? realpath(path, NULL) : NULL;
+
+	snprintf(buf, len, "%s", abs ? abs : path ? path : "");
+	free(abs);
+	return buf;
+}
+
+int hx_grow(void **arr, size_t size, unsigned long n, unsigned long *cap)
+{
+	unsigned long want = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, want * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = want;
+	return 0;
 }

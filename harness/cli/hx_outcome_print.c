@@ -12,8 +12,10 @@
 #include <json-c/json.h>
 
 #include "harness/campaign/hx_campaign.h"
+#include "harness/cli/hx_cli.h"
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
+#include "testbeds/tb.h"
 
 static const char *metric_name(enum gen_metric m)
 {
@@ -79,11 +81,14 @@ static void print_enum(const struct hx_outcome *o, FILE *out)
 {
 	const struct topo_enum_stats *e = &o->enum_stats;
 
-	fprintf(out, "Architecture models: brute force 10^%.2f, valid %llu, pruned:",
-		e->log10_bruteforce, (unsigned long long)e->valid);
+	char n[40];
+
+	fprintf(out, "Architecture models: brute force 10^%.2f, valid %s; models pruned, by reason:",
+		e->log10_bruteforce, hx_thousands((double)e->valid, n, sizeof(n)));
 	for (int r = 1; r < TOPO_R_COUNT; r++)
 		if (e->pruned[r] > 0)
-			fprintf(out, " %s %.4g", topo_reason_name((enum topo_reason)r), e->pruned[r]);
+			fprintf(out, " %s %s", topo_reason_name((enum topo_reason)r),
+				hx_thousands(e->pruned[r], n, sizeof(n)));
 	fprintf(out, "\n");
 }
 
@@ -115,7 +120,7 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 {
 	char lv[32], good[32], max[32], change[24];
 
-	fprintf(out, "  %-20s %-5s %-3s ", w->dim->name, topo_verb_name(w->verb),
+	fprintf(out, "  %-20s %-5s %-6s ", w->dim->name, topo_verb_name(w->verb),
 		metric_name(w->metric));
 	if (w->slope) {
 		print_slope(w, out);
@@ -123,17 +128,17 @@ static void print_wall(const struct hx_wall *w, FILE *out)
 		fprintf(out, "no wall %s %s\n", w->descending ? "down to" : "up to",
 			hx_level_text(w->dim, w->max_tried, max, sizeof(max)));
 	} else {
-		fprintf(out, "%9s %9s %10s %8.2g  %-4s %-11s%s\n",
+		fprintf(out, "%9s %9s %10s %8.2g  %-5s %-11s%s\n",
 			hx_level_text(w->dim, w->level, lv, sizeof(lv)),
 			hx_level_text(w->dim, w->last_good, good, sizeof(good)),
 			change_text(w, change, sizeof(change)), w->p_value, w->class_, w->kind,
 			w->in_range ? "  << inside qualified range" : "");
 	}
 	if (w->drifted)
-		fprintf(out, "  %-20s %-5s %-3s   judged against a baseline that drifted (see Drift)\n",
+		fprintf(out, "  %-20s %-5s %-6s   judged against a baseline that drifted (see Drift)\n",
 			"", "", "");
 	if (w->note[0])
-		fprintf(out, "  %-20s %-5s %-3s   note: %s\n", "", "", "", w->note);
+		fprintf(out, "  %-20s %-5s %-6s   note: %s\n", "", "", "", w->note);
 }
 
 /* Each baseline's checks on one line: the change after each phase, DRIFTED where it moved
@@ -169,8 +174,8 @@ static void print_drift(const struct hx_outcome *o, FILE *out)
 static void print_walls(const struct hx_outcome *o, FILE *out)
 {
 	fprintf(out, "Walls (first symptomatic level after bisection):\n");
-	fprintf(out, "  %-20s %-5s %-3s %9s %9s %10s %8s  %-4s %s\n", "dimension", "verb", "m",
-		"wall at", "last good", "change", "p", "class", "symptom");
+	fprintf(out, "  %-20s %-5s %-6s %9s %9s %10s %8s  %-5s %s\n", "dimension", "verb",
+		"metric", "wall at", "last good", "change", "p-value", "class", "symptom");
 	for (unsigned i = 0; i < o->n_walls; i++)
 		print_wall(&o->walls[i], out);
 }
@@ -189,11 +194,11 @@ static void print_criteria(const struct hx_plan *p, const struct hx_outcome *o, 
 			continue;
 		}
 		if (!isfinite(c->ratio)) {
-			fprintf(out, "  FAIL  %s: no value, every trial failed (%s)\n",
+			fprintf(out, "  FAIL  %s: no value, every trial failed (trials %s)\n",
 				p->criteria[i].name, c->status);
 			continue;
 		}
-		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s, %s)%s\n",
+		fprintf(out, "  %s  %s: %.3f of baseline (%.3f / %.3f %s; trials %s)%s\n",
 			c->pass ? "PASS" : "FAIL", p->criteria[i].name, c->ratio, c->value,
 			c->baseline, metric_unit(p->criteria[i].metric), c->status,
 			c->drifted ? " (baseline drifted)" : "");
@@ -361,11 +366,38 @@ static struct json_object *accounting_json(const struct hx_outcome *o)
 	return j;
 }
 
-int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out)
+/* The run's verdict, as the text's Result line says it. */
+static bool outcome_qualified(const struct hx_plan *p, const struct hx_outcome *o)
 {
-	struct json_object *root = json_object_new_object(), *walls = json_object_new_array(), *seq;
+	for (unsigned i = 0; i < p->n_criteria; i++)
+		if (!o->criteria[i].pass)
+			return false;
+	for (unsigned i = 0; i < o->n_walls; i++)
+		if (o->walls[i].in_range)
+			return false;
+	return !o->budget_exhausted;
+}
 
+/* What was qualified where: the verdict, RNIC model, firmware, testbed and plan. */
+static void add_identity(struct json_object *root, const struct hx_plan *p,
+			 const struct hx_outcome *o, const struct tb_description *d,
+			 const char *testbed)
+{
+	json_object_object_add(root, "verdict", json_object_new_string(
+		outcome_qualified(p, o) ? "qualified" : "not qualified"));
+	json_object_object_add(root, "rnic_model", json_object_new_string(d->rnic_model));
+	json_object_object_add(root, "firmware", json_object_new_string(d->firmware));
+	json_object_object_add(root, "testbed", testbed ? json_object_new_string(testbed) : NULL);
+	json_object_object_add(root, "testbed_kind", json_object_new_string(d->kind));
 	json_object_object_add(root, "plan", json_object_new_string(p->name));
+}
+
+int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o,
+		    const struct tb_description *d, const char *testbed, FILE *out)
+{
+	struct json_object *root = hx_json_doc("run"), *walls = json_object_new_array(), *seq;
+
+	add_identity(root, p, o, d, testbed);
 	json_object_object_add(root, "baselines", baselines_json(o));
 	json_object_object_add(root, "models_valid",
 			       json_object_new_int64((int64_t)o->enum_stats.valid));
@@ -384,8 +416,6 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *o
 	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
 	json_object_object_add(root, "accounting", accounting_json(o));
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(root);
+	hx_json_emit(root, out);
 	return 0;
 }

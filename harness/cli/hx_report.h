@@ -28,11 +28,43 @@ struct hx_run_opts {
 int hx_campaign_run(const struct hx_run_opts *o);
 
 
+/* The trials phase PHASE of a run of P is expected to take (hx_forecast.c): from the plan,
+ * and from the walls of O once the wall search is done (O NULL before). For the ETA. */
+enum hx_forecast_phase { HX_FC_BASELINE, HX_FC_WALLS, HX_FC_DRIFT, HX_FC_CRITERIA,
+			 HX_FC_ANALYSIS };
+unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcome *o,
+				 enum hx_forecast_phase phase);
+/* The analysis by strategy S (compare runs all three). */
+unsigned long hx_forecast_analysis(const struct hx_plan *p, const struct hx_outcome *o,
+				   enum hx_strategy s);
+
 /* Reports of an outcome. */
 void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
-int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
-int hx_outcome_junit(const struct hx_plan *p, const struct hx_outcome *o, const char *path,
-		     struct scn_error *err);
+struct tb_description;
+/* The outcome as the `run` JSON document (docs/json.md): verdict, RNIC model and firmware
+ * from D, the testbed file TESTBED, the plan, scalacn_version. */
+int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o,
+		    const struct tb_description *d, const char *testbed, FILE *out);
+
+/* What a JUnit file says about the run besides the outcome (hx_junit.c): its properties,
+ * timestamp and wall-clock times. Strings may be NULL (left out). */
+enum hx_junit_phase { HX_JU_WALLS, HX_JU_CRITERIA, HX_JU_ANALYSIS, HX_JU_PHASES };
+struct hx_junit_run {
+	const char *suite;        /* the plan's name (or its path when it did not load) */
+	const char *plan_path, *testbed_path, *rnic_model, *firmware;
+	double started_unix;      /* wall clock at the start (timestamp) */
+	double wall_s;            /* wall-clock seconds of the whole run */
+	double phase_s[HX_JU_PHASES]; /* wall-clock seconds of the phases that decide testcases */
+	const char *summary;      /* the text report (system-out); NULL: none */
+};
+/* One testcase per criterion, per wall inside the qualified range and per exhausted budget;
+ * a plan without criteria: one per wall and per cause found (at least one testcase). */
+int hx_outcome_junit(const struct hx_plan *p, const struct hx_outcome *o,
+		     const struct hx_junit_run *r, const char *path, struct scn_error *err);
+/* A run that stopped on error E (exit code CODE: configuration 2, testbed 3): one testcase
+ * with an <error>, so CI sees the failure and its reason. */
+int hx_error_junit(const struct hx_junit_run *r, const struct scn_error *e, int code,
+		   const char *path, struct scn_error *err);
 
 void hx_analysis_print(const struct hx_analysis *a, FILE *out);
 /* JSON arrays of the supported causes and of the suspects (json-c objects, the caller puts

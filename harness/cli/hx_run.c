@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -57,6 +58,8 @@ struct campaign_env {
 	struct hx_outcome outcome;
 	struct hx_analysis analysis;  /* the causes: outcome.analysis points here */
 	const char *testbed_path;
+	double started;               /* monotonic clock at the start (hx_now) */
+	struct hx_junit_run junit;    /* properties and wall-clock times for --junit */
 };
 
 static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
@@ -140,25 +143,68 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 	return open_campaign(e, o, err);
 }
 
+/* Add the wall-clock seconds since *T0 to JUnit's phase SLOT of E; *T0 becomes now. */
+static void charge_phase(struct campaign_env *e, enum hx_junit_phase slot, double *t0)
+{
+	double now = hx_now();
+
+	e->junit.phase_s[slot] += now - *t0;
+	*t0 = now;
+}
+
+/* The phases of a run, in order, as the forecast names them (hx_forecast.c). */
+static const enum hx_forecast_phase run_sequence[] = {
+	HX_FC_BASELINE, HX_FC_WALLS, HX_FC_DRIFT, HX_FC_CRITERIA, HX_FC_DRIFT, HX_FC_ANALYSIS,
+	HX_FC_DRIFT,
+};
+#define RUN_STEPS (sizeof(run_sequence) / sizeof(run_sequence[0]))
+
+/* Before step STEP of the run: tell the progress line what it and the steps after it are
+ * expected to take (the walls are known once the wall search, step 1, is done). */
+static void forecast(struct campaign_env *e, unsigned step)
+{
+	const struct hx_outcome *known = step > 1 ? &e->outcome : NULL;
+	unsigned long after = 0;
+
+	for (unsigned i = step + 1; i < RUN_STEPS; i++)
+		after += hx_forecast_trials(e->plan, known, run_sequence[i]);
+	hx_progress_forecast(&e->progress, hx_forecast_trials(e->plan, known, run_sequence[step]),
+			     after);
+}
+
 static int run_phases(struct campaign_env *e, struct scn_error *err)
 {
 	struct hx_outcome *out = &e->outcome;
+	double t0;
 	int rc;
 
 	rc = topo_enumerate(&e->plan->space, NULL, NULL, &out->enum_stats, err);
 	if (rc < 0)
 		return rc;
+	forecast(e, 0);
 	rc = hx_phase_baseline(&e->runner, e->plan, out, err);
+	forecast(e, 1);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_walls(&e->runner, e->plan, out, err);
+	charge_phase(e, HX_JU_WALLS, &t0);
+	forecast(e, 2);
 	if (rc == 0) /* the baseline again after each phase: drift marks its decisions */
 		rc = hx_phase_drift(&e->runner, e->plan, out, "walls", err);
+	forecast(e, 3);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_phase_criteria(&e->runner, e->plan, out, err);
+	charge_phase(e, HX_JU_CRITERIA, &t0);
+	forecast(e, 4);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "criteria", err);
+	forecast(e, 5);
+	t0 = hx_now();
 	if (rc == 0)
 		rc = hx_analysis_phase(&e->runner, e->plan, out, out->analysis, err);
+	charge_phase(e, HX_JU_ANALYSIS, &t0);
+	forecast(e, 6);
 	if (rc == 0)
 		rc = hx_phase_drift(&e->runner, e->plan, out, "analysis", err);
 	if (rc == 0)
@@ -232,12 +278,25 @@ static int store_and_model(struct campaign_env *e, int rc, struct scn_error *err
 	return r ? r : rc;
 }
 
+/* The JUnit file's properties and whole wall-clock time, from what opened. */
+static void junit_describe(struct campaign_env *e, const struct hx_run_opts *o)
+{
+	struct hx_junit_run *j = &e->junit;
+
+	j->suite = e->plan ? e->plan->name : o->plan_path;
+	j->plan_path = o->plan_path;
+	j->testbed_path = e->testbed_path ? e->testbed_path : o->testbed_path;
+	j->rnic_model = e->tb ? e->runner.desc.rnic_model : NULL;
+	j->firmware = e->tb ? e->runner.desc.firmware : NULL;
+	j->wall_s = hx_now() - e->started;
+}
+
 static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct scn_error *err)
 {
 	if (o->dry_run)
 		return finish_dry_run(e);
 	struct hx_outcome *out = &e->outcome;
-	char summary[256];
+	char summary[256], tb_shown[4096];
 	int code = hx_verdict_exit(e->plan, out);
 	int rc;
 
@@ -247,15 +306,41 @@ static int finish(struct campaign_env *e, const struct hx_run_opts *o, struct sc
 	if (rc < 0)
 		return rc;
 	if (o->json)
-		hx_outcome_json(e->plan, out, stdout);
+		hx_outcome_json(e->plan, out, &e->runner.desc,
+				hx_path_display(e->testbed_path, tb_shown, sizeof(tb_shown)), stdout);
 	else
 		hx_outcome_print(e->plan, out, stdout);
 	if (o->junit_path) {
-		rc = hx_outcome_junit(e->plan, out, o->junit_path, err);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (m) {
+			hx_outcome_print(e->plan, out, m);
+			fclose(m);
+		}
+		e->junit.summary = text;
+		junit_describe(e, o);
+		rc = hx_outcome_junit(e->plan, out, &e->junit, o->junit_path, err);
+		free(text);
+		e->junit.summary = NULL;
 		if (rc < 0)
 			return rc;
 	}
 	return code;
+}
+
+/* --junit after an error (configuration 2, testbed 3): one <error> testcase, same exit. */
+static void junit_error(struct campaign_env *e, const struct hx_run_opts *o,
+			const struct scn_error *failure, int code)
+{
+	struct scn_error err;
+
+	if (!o->junit_path || o->dry_run)
+		return;
+	junit_describe(e, o);
+	if (hx_error_junit(&e->junit, failure, code, o->junit_path, &err) < 0)
+		hx_report_error(&err);
 }
 
 static void close_all(struct campaign_env *e)
@@ -289,6 +374,8 @@ int hx_campaign_run(const struct hx_run_opts *o)
 	int rc, code;
 
 	memset(&e, 0, sizeof(e));
+	e.started = hx_now();
+	e.junit.started_unix = (double)time(NULL);
 	e.outcome.analysis = &e.analysis;
 	scn_error_clear(&err);
 	hx_runner_init(&e.runner);
@@ -304,8 +391,11 @@ int hx_campaign_run(const struct hx_run_opts *o)
 		hx_progress_observer(&e.progress, &e.observer);
 		e.runner.observer = &e.observer;
 		e.outcome.campaign = e.runner.campaign;
+		char tb_shown[4096];
+
 		hx_progress_note(&e.progress, "campaign %lld: plan %s on %s (%s, firmware %s), db %s",
-				 (long long)e.runner.campaign, e.plan->name, e.testbed_path,
+				 (long long)e.runner.campaign, e.plan->name,
+				 hx_path_display(e.testbed_path, tb_shown, sizeof(tb_shown)),
 				 e.runner.desc.rnic_model, e.runner.desc.firmware,
 				 o->dry_run ? "none (dry run)" : o->db_path);
 		if (o->jobs > 1)
@@ -332,6 +422,7 @@ int hx_campaign_run(const struct hx_run_opts *o)
 		if (e.db && e.runner.campaign)
 			res_campaign_set_status(e.db, e.runner.campaign, RES_FAILED, err.message, NULL);
 		code = hx_report_error(&err);
+		junit_error(&e, o, &err, code);
 	}
 	close_all(&e);
 	return code;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * main: the `scalacn` program's entry point: global options (--help, --version), the
- * `help COMMAND` command, and dispatch to the command table in hx_commands.c.
+ * `help COMMAND` command (and `help --scdoc`, `help --bash-completion`: the man page's
+ * commands and the completion script, generated from the command table at build time), and
+ * dispatch to the command table in hx_commands.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,10 +20,10 @@ static void print_overview(FILE *out)
 		"names their causes, and fits per-RNIC performance models.\n"
 		"\n"
 		"Commands:\n");
-	for (const struct hx_command *c = hx_commands; c->name; c++)
-		fprintf(out, "  %-13s %s\n", c->name, c->summary);
+	for (const struct hx_command *const *c = hx_commands; *c; c++)
+		fprintf(out, "  %-13s %s\n", (*c)->name, (*c)->summary);
 	fprintf(out, "\nRun 'scalacn COMMAND --help' (or 'scalacn help COMMAND') for a command's options.\n"
-		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall in range),\n"
+		     "Exit codes: 0 ok/qualified, 1 finding (criterion failed, wall or cause in range),\n"
 		     "2 usage or configuration error, 3 testbed error, 130 interrupted.\n");
 }
 
@@ -33,6 +35,14 @@ static int cmd_help(int argc, char **argv)
 		print_overview(stdout);
 		return HX_EXIT_OK;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--scdoc")) { /* docs/man/meson.build */
+		hx_commands_scdoc(stdout);
+		return HX_EXIT_OK;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--bash-completion")) {
+		hx_commands_bash_completion(stdout);
+		return HX_EXIT_OK;
+	}
 	if (argc > 2)
 		return hx_usage_error("help", "expected one command name, got %d", argc - 1);
 	c = hx_command_find(argv[1]);
@@ -40,7 +50,7 @@ static int cmd_help(int argc, char **argv)
 		fprintf(stderr, "scalacn: unknown command '%s' (see 'scalacn --help')\n", argv[1]);
 		return HX_EXIT_USAGE;
 	}
-	fputs(c->usage, stdout);
+	hx_command_usage(c, stdout);
 	return HX_EXIT_OK;
 }
 
@@ -82,7 +92,7 @@ int main(int argc, char **argv)
 		return HX_EXIT_USAGE;
 	}
 	if (wants_help(argc, argv)) {
-		fputs(c->usage, stdout);
+		hx_command_usage(c, stdout);
 		return HX_EXIT_OK;
 	}
 	return c->run(argc - 1, argv + 1);

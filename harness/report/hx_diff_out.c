@@ -2,11 +2,16 @@
 /*
  * hx_diff_out: a diff's gates (--fail-on words) and its renderings: text rows for the CLI to
  * print, JSON, and JUnit XML for CI servers (one testsuite "scalacn diff", one testcase per
- * gate asked for, failing with the changes of that kind; the hx_junit.c schema).
+ * gate asked for, failing with the changes of that kind, or one passing testcase when none
+ * was asked for; the contract of hx_junit.c and tests/junit.xsd: timestamp, hostname,
+ * properties, the diff's text as system-out).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -96,15 +101,6 @@ struct json_object *hx_diff_json_object(const struct hx_diff *d)
 	return root;
 }
 
-int hx_diff_json(const struct hx_diff *d, FILE *out)
-{
-	struct json_object *root = hx_diff_json_object(d);
-
-	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-	json_object_put(root);
-	return ferror(out) ? -EIO : 0;
-}
-
 /* The changes of gate G, "; "-separated, into BUF ("" none). */
 static void gate_failures(const struct hx_diff *d, const struct gate *g, char *buf, size_t len)
 {
@@ -121,28 +117,61 @@ static void gate_failures(const struct hx_diff *d, const struct gate *g, char *b
 	}
 }
 
-/* One testcase: passed when FAILURE is "", else failing with it as message and text. */
-static void junit_case(FILE *f, const struct gate *g, const char *failure)
+/* One testcase NAME: passed when FAILURE is "", else failing with it as message and text. */
+static void junit_case(FILE *f, const char *name, const char *failure)
 {
 	fputs("    <testcase classname=\"scalacn diff\" name=\"", f);
-	hx_rep_xml(f, g->test);
+	hx_rep_xml(f, name);
 	if (!failure[0]) {
-		fputs("\" time=\"0\"/>\n", f);
+		fputs("\" time=\"0.000\"/>\n", f);
 		return;
 	}
-	fputs("\" time=\"0\">\n      <failure type=\"scalacn\" message=\"", f);
+	fputs("\" time=\"0.000\">\n      <failure type=\"scalacn\" message=\"", f);
 	hx_rep_xml(f, failure);
 	fputs("\">", f);
 	hx_rep_xml(f, failure);
 	fputs("</failure>\n    </testcase>\n", f);
 }
 
+static void junit_property(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "      <property name=\"%s\" value=\"", name);
+	hx_rep_xml(f, value);
+	fputs("\"/>\n", f);
+}
+
+static void junit_head(FILE *f, const struct hx_diff *d, unsigned tests, unsigned failed)
+{
+	char stamp[32], host[256] = "localhost";
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+		snprintf(host, sizeof(host), "localhost");
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"", f);
+	hx_rep_xml(f, "scalacn diff: ");
+	hx_rep_xml(f, d->b_name);
+	hx_rep_xml(f, " against ");
+	hx_rep_xml(f, d->a_name);
+	fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"0\" time=\"0.000\" "
+		"timestamp=\"%s\" hostname=\"", tests, failed, stamp);
+	hx_rep_xml(f, host);
+	fputs("\">\n    <properties>\n", f);
+	junit_property(f, "scalacn_version", SCALACN_VERSION);
+	junit_property(f, "campaign_a", d->a_name);
+	junit_property(f, "campaign_b", d->b_name);
+	fputs("    </properties>\n", f);
+}
+
 int hx_diff_junit(const struct hx_diff *d, unsigned bits, const char *path,
 		  struct scn_error *err)
 {
-	char failures[N_GATES][2048];
+	char failures[N_GATES][2048], *text = NULL;
 	unsigned tests = 0, failed = 0;
-	FILE *f = fopen(path, "w");
+	size_t len = 0;
+	FILE *m, *f = fopen(path, "w");
 
 	if (!f)
 		return scn_error_set(err, SCN_ERR_USAGE, -errno, "cannot write JUnit file %s: %s",
@@ -152,16 +181,20 @@ int hx_diff_junit(const struct hx_diff *d, unsigned bits, const char *path,
 		tests += (bits & gates[i].bits) != 0;
 		failed += (bits & gates[i].bits) && failures[i][0];
 	}
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"", f);
-	hx_rep_xml(f, "scalacn diff: ");
-	hx_rep_xml(f, d->b_name);
-	hx_rep_xml(f, " against ");
-	hx_rep_xml(f, d->a_name);
-	fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"0\">\n", tests, failed);
+	junit_head(f, d, tests ? tests : 1, failed);
 	for (size_t i = 0; i < N_GATES; i++)
 		if (bits & gates[i].bits)
-			junit_case(f, &gates[i], failures[i]);
-	fputs("  </testsuite>\n</testsuites>\n", f);
+			junit_case(f, gates[i].test, failures[i]);
+	if (!tests) /* nothing gated: the comparison itself, so that the report has a result */
+		junit_case(f, "campaigns compared (no --fail-on)", "");
+	if ((m = open_memstream(&text, &len))) {
+		hx_diff_text(d, m);
+		fclose(m);
+	}
+	fputs("    <system-out>", f);
+	hx_rep_xml(f, text ? text : "");
+	fputs("</system-out>\n  </testsuite>\n</testsuites>\n", f);
+	free(text);
 	if (fclose(f) != 0)
 		return scn_error_set(err, SCN_ERR_USAGE, -EIO, "cannot write JUnit file %s", path);
 	return 0;

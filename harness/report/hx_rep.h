@@ -89,10 +89,12 @@ unsigned hx_diff_count(const struct hx_diff *d, enum hx_diff_kind k);
 int hx_diff_gates_parse(const char *text, unsigned *bits, struct scn_error *err);
 /* Whether a change of a kind in BITS is in D. */
 bool hx_diff_fails(const struct hx_diff *d, unsigned bits);
-/* The diff as text rows to OUT, as JSON text, as JUnit XML at PATH (one testcase per gate
- * kind asked for, failing with the rows of that kind). */
+/* The diff as text rows to OUT, as a json-c object {a, b, changes: [{kind, what, a, b,
+ * gate}]} (the CLI puts it in a document of its JSON contract), as JUnit XML at PATH (one
+ * testcase per gate kind asked for, failing with the rows of that kind). */
 void hx_diff_text(const struct hx_diff *d, FILE *out);
-int hx_diff_json(const struct hx_diff *d, FILE *out);
+struct json_object;
+struct json_object *hx_diff_json_object(const struct hx_diff *d);
 int hx_diff_junit(const struct hx_diff *d, unsigned bits, const char *path,
 		  struct scn_error *err);
 

@@ -177,6 +177,8 @@ int hx_rep_json(const struct hx_rep *r, FILE *f)
 
 	for (unsigned i = 0; i < r->n_notes; i++)
 		json_object_array_add(notes, str(r->notes[i]));
+	put(root, "scalacn_version", str(SCALACN_VERSION)); /* docs/json.md: every document */
+	put(root, "command", str("report"));
 	put(root, "campaign", campaign_json(r));
 	put(root, "missing", notes);
 	put(root, "criteria", criteria_json(r));

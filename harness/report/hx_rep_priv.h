@@ -159,8 +159,6 @@ void hx_rep_para(struct hx_emit *e, const char *cls, const char *fmt, ...)
 int hx_rep_html(const struct hx_rep *r, FILE *f);
 int hx_rep_md(const struct hx_rep *r, FILE *f);
 int hx_rep_json(const struct hx_rep *r, FILE *f);
-/* A diff as a json-c object {a, b, changes: [{kind, what, a, b, gate}]} (hx_diff_out.c). */
-struct json_object *hx_diff_json_object(const struct hx_diff *d);
 /* Text for XML/HTML (the five special characters escaped, control characters dropped). */
 void hx_rep_xml(FILE *f, const char *s);
 /* "2026-12-01 14:23 UTC" or "not yet" */
