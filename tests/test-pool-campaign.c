@@ -79,8 +79,9 @@ static void drop_key(struct json_object *o, const char *key)
 	}
 }
 
-/* The decisions of an outcome: without accounting (cost, counts) and trial ids (ids follow
- * the order trials were committed in, which slots change). Owned text. */
+/* The decisions of an outcome: without accounting (cost, counts), the testbed's path and
+ * trial ids (ids follow the order trials were committed in, which slots change). Owned
+ * text. */
 static char *decisions_of(const char *json)
 {
 	struct json_object *root = json_tokener_parse(json);
@@ -88,6 +89,7 @@ static char *decisions_of(const char *json)
 
 	assert_non_null(root);
 	json_object_object_del(root, "accounting");
+	json_object_object_del(root, "testbed"); /* the serial and the pooled file differ */
 	drop_key(root, "trial_ids");
 	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
 	json_object_put(root);
