@@ -253,6 +253,32 @@ static void test_campaign_junit_validates(void **state)
 		assert_int_equal(system(cmd), 0);
 }
 
+/* Suspects are listed apart in JUnit: a skipped testcase that says why the row is not a
+ * cause (tests/plans/suspects.yaml keeps one), counted in the suite's skipped. */
+static void test_campaign_junit_suspects(void **state)
+{
+	struct ctx *c = *state;
+	char junit[300], cmd[1024], *xml;
+	struct e2e_run r;
+	const char *args[] = { "run", e2e_src("tests/plans/suspects.yaml"), "--db", c->db,
+			       "--quiet", "--junit", junit, NULL };
+
+	snprintf(junit, sizeof(junit), "%s/suspects.xml", c->dir);
+	assert_true(e2e_scalacn_run(&r, args) <= 1);
+	e2e_run_free(&r);
+	xml = e2e_read_file(junit);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "name=\"suspect: rule_churn,mtu (write bw)\""));
+	assert_non_null(strstr(xml, "<skipped type=\"scalacn\" message=\"not a cause: "));
+	assert_non_null(strstr(xml, "skipped=\"1\""));
+	assert_null(strstr(xml, "nan%"));
+	free(xml);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --schema %s %s 2>/dev/null",
+		 e2e_src("tests/junit.xsd"), junit);
+	if (system("command -v xmllint >/dev/null") == 0)
+		assert_int_equal(system(cmd), 0);
+}
+
 static void test_campaign_exit_codes(void **state)
 {
 	struct ctx *c = *state;
@@ -540,6 +566,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_kill9_then_resume_equals_uninterrupted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_signals_exit_130_with_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_junit_suspects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),

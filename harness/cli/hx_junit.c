@@ -5,7 +5,9 @@
  * firmware, testbed, plan, scalacn version) and the text report as system-out; one testcase
  * per qualification criterion, per wall inside the qualified range and per exhausted budget.
  * A plan without criteria gets one testcase per wall and per cause found (and one for the
- * campaign itself when it found neither), so a report never has zero tests. A run that
+ * campaign itself when it found neither), so a report never has zero tests. Suspects (rows
+ * the evidence does not support) are skipped testcases with the reason: listed apart from
+ * causes, failing nothing. A run that
  * stopped on a configuration or testbed error writes one testcase holding an <error>.
  * tests/schemas/junit-ci.xsd encodes what those readers use.
  *
@@ -25,7 +27,7 @@
 #include "harness/cli/hx_report.h"
 #include "harness/plan/hx_plan.h"
 
-enum ju_result { JU_PASS, JU_FAILURE, JU_ERROR };
+enum ju_result { JU_PASS, JU_FAILURE, JU_ERROR, JU_SKIPPED };
 
 struct ju_case {
 	char name[256];
@@ -131,6 +133,16 @@ static void wall_cases(struct ju_cases *cs, const struct hx_outcome *o, bool all
 	}
 }
 
+/* "effect -63.6%", or for a row whose trials all failed (no effect size) "5 of 5 trials
+ * failed". */
+static void effect_text(const struct hx_cause *c, char *buf, size_t len)
+{
+	if (isfinite(c->effect))
+		snprintf(buf, len, "effect %+.1f%%", 100 * c->effect);
+	else
+		snprintf(buf, len, "%u of %u trials failed", c->failed_with, c->n_with);
+}
+
 /* A supported cause inside the qualified ranges fails (it fails the plan: hx_verdict_exit);
  * with ALL (no criteria) every cause is a case. */
 static void cause_cases(struct ju_cases *cs, const struct hx_analysis *a, bool all)
@@ -138,7 +150,7 @@ static void cause_cases(struct ju_cases *cs, const struct hx_analysis *a, bool a
 	for (unsigned i = 0; a && i < a->n_causes; i++) {
 		const struct hx_cause *c = &a->causes[i];
 		struct ju_case *k;
-		char members[128], walls[256];
+		char members[128], walls[256], effect[48];
 
 		if (!c->in_range && !all)
 			continue;
@@ -147,13 +159,33 @@ static void cause_cases(struct ju_cases *cs, const struct hx_analysis *a, bool a
 			return;
 		hx_cause_members_text(c, members, sizeof(members));
 		hx_cause_walls_text(c, walls, sizeof(walls));
+		effect_text(c, effect, sizeof(effect));
 		snprintf(k->name, sizeof(k->name), "%s %s (%s %s)",
 			 c->in_range ? "no cause in range:" : "cause:", members,
 			 topo_verb_name(c->verb), hx_metric_name(c->metric));
-		snprintf(k->message, sizeof(k->message), "effect %+.1f%%, confidence %.2f, class %s, "
-			 "walls %s%s", 100 * c->effect, c->confidence,
+		snprintf(k->message, sizeof(k->message), "%s, confidence %.2f, class %s, "
+			 "walls %s%s", effect, c->confidence,
 			 c->class_[0] ? c->class_ : "unclassified", walls,
 			 c->in_range ? ", inside the qualified range" : "");
+	}
+}
+
+/* Every suspect: a skipped case that says why it is not a cause. */
+static void suspect_cases(struct ju_cases *cs, const struct hx_analysis *a)
+{
+	for (unsigned i = 0; a && i < a->n_suspects; i++) {
+		const struct hx_cause *c = &a->suspects[i];
+		struct ju_case *k = add_case(cs, HX_JU_ANALYSIS, JU_SKIPPED);
+		char members[128], effect[48];
+
+		if (!k)
+			return;
+		hx_cause_members_text(c, members, sizeof(members));
+		effect_text(c, effect, sizeof(effect));
+		snprintf(k->name, sizeof(k->name), "suspect: %s (%s %s)", members,
+			 topo_verb_name(c->verb), hx_metric_name(c->metric));
+		snprintf(k->message, sizeof(k->message), "not a cause: %s (%s, confidence %.2f)",
+			 c->why, effect, c->confidence);
 	}
 }
 
@@ -165,6 +197,7 @@ static void collect_cases(struct ju_cases *cs, const struct hx_plan *p, const st
 		criterion_case(cs, p, o, i);
 	wall_cases(cs, o, p->n_criteria == 0);
 	cause_cases(cs, o->analysis, p->n_criteria == 0);
+	suspect_cases(cs, o->analysis);
 	if (o->budget_exhausted && (k = add_case(cs, HX_JU_ANALYSIS, JU_FAILURE))) {
 		snprintf(k->name, sizeof(k->name), "within the budget of %.2f testbed-hours",
 			 p->budget_hours);
@@ -201,7 +234,7 @@ static void property(FILE *f, const char *name, const char *value, bool path)
 
 static void suite_head(FILE *f, const struct hx_junit_run *r, const struct ju_cases *cs)
 {
-	unsigned failures = 0, errors = 0;
+	unsigned failures = 0, errors = 0, skipped = 0;
 	char stamp[32], host[256] = "localhost";
 	time_t t = (time_t)r->started_unix;
 	struct tm tm;
@@ -209,6 +242,7 @@ static void suite_head(FILE *f, const struct hx_junit_run *r, const struct ju_ca
 	for (unsigned i = 0; i < cs->n; i++) {
 		failures += cs->c[i].result == JU_FAILURE;
 		errors += cs->c[i].result == JU_ERROR;
+		skipped += cs->c[i].result == JU_SKIPPED;
 	}
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -216,8 +250,8 @@ static void suite_head(FILE *f, const struct hx_junit_run *r, const struct ju_ca
 		snprintf(host, sizeof(host), "localhost");
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"", f);
 	xml_text(f, r->suite);
-	fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"0\" time=\"%.3f\" "
-		"timestamp=\"%s\" hostname=\"", cs->n, failures, errors, r->wall_s, stamp);
+	fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\" "
+		"timestamp=\"%s\" hostname=\"", cs->n, failures, errors, skipped, r->wall_s, stamp);
 	xml_text(f, host);
 	fputs("\">\n    <properties>\n", f);
 	property(f, "scalacn_version", SCALACN_VERSION, false);
@@ -230,7 +264,9 @@ static void suite_head(FILE *f, const struct hx_junit_run *r, const struct ju_ca
 
 static void write_case(FILE *f, const char *suite, const struct ju_case *c)
 {
-	const char *tag = c->result == JU_ERROR ? "error" : "failure";
+	const char *tag = c->result == JU_ERROR	    ? "error"
+			  : c->result == JU_SKIPPED ? "skipped"
+						    : "failure";
 
 	fputs("    <testcase classname=\"", f);
 	xml_text(f, suite);
