@@ -144,7 +144,7 @@ static void test_chain_qualification_models(void **state)
 	print_message("profile verb m  form      inputs                                 "
 		      "max bias baseline  export\n");
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-		struct json_object *arr;
+		struct json_object *doc, *arr;
 		struct e2e_run r;
 		char rel[64];
 
@@ -154,11 +154,12 @@ static void test_chain_qualification_models(void **state)
 		campaign_and_fit(plan, tb, db);
 		assert_int_equal(run_scalacn((const char *[]){ "models", "--db", db, "--json",
 							       NULL }, &r), 0);
-		arr = json_tokener_parse(r.out);
-		assert_non_null(arr);
+		doc = json_tokener_parse(r.out); /* docs/json.md: {"models": [...], ...} */
+		assert_non_null(doc);
+		assert_true(json_object_object_get_ex(doc, "models", &arr));
 		for (size_t k = 0; k < json_object_array_length(arr); k++)
 			tally_model(profiles[i], json_object_array_get_idx(arr, k), &t);
-		json_object_put(arr);
+		json_object_put(doc);
 		e2e_run_free(&r);
 	}
 	print_message("qualify-full: %u models, %u exportable, %u with max held-out bias <= 2%%; "
