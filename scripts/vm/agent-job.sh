@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# agent-job: the guest side of the agent's vm test (tests/test-vm-agent.sh runs it with
+# `scripts/vm/run --job`; tests/check-vm-agent.py judges what lands in /out):
+#  1. the model, by the real chain: a campaign (agent-model.yaml: write bw against
+#     server.decap_masks) on the rxe pair, `scalacn fit`, `scalacn export`; a tc wrapper
+#     on PATH keeps the rule batches the campaign programs (the generators' own shapes);
+#  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 3 each;
+#  3. the 256 receive-side decap filters of the campaign's 256-mask point (one prio each,
+#     never matching: the traffic is not VXLAN) in front of the RoCE rule; measured again;
+#  4. scalacn-agent: a dry run, then the daemon until its plan is applied (SIGHUP reload on
+#     the way); measured again with the agent running; SIGTERM; --restore; tc -j compared;
+#  5. control: a model predicting < 5% at this table; the agent runs 8 ticks and must not act.
+# busybox sh: tools by full path (busybox applets shadow iproute2).
+set -u
+TC=/sbin/tc
+AGENT="env LD_LIBRARY_PATH=/job /job/scalacn-agent"
+step() { echo "agent-job: $* ($(cut -d' ' -f1 /proc/uptime) s)"; }
+PORT=18600
+
+# perftest LABEL: 3 write bw and 3 write lat runs into /out/LABEL-{bw,lat}-N.txt
+perftest() {
+	for i in 1 2 3; do
+		for t in bw lat; do
+			PORT=$((PORT + 1))
+			/usr/bin/ib_write_$t -d rxe1 -x 1 -s 65536 -n 200 -p $PORT > /dev/null 2>&1 &
+			srv=$!
+			sleep 1
+			timeout 90 /usr/bin/ib_write_$t -d rxe0 -x 1 -s 65536 -n 200 -p $PORT \
+				192.168.77.2 > /out/$1-$t-$i.txt 2>&1
+			echo "$1 $t $i: exit $?"
+			kill $srv 2>/dev/null; wait $srv 2>/dev/null
+		done
+	done
+}
+
+show() { $TC -s -j filter show dev veth1 ingress > "/out/$1.json"; }
+
+step "1 model: campaign, fit, export"
+sh /job/wire up || exit 3
+mkdir -p /tmp/wbin
+cat > /tmp/wbin/tc <<'EOW'
+#!/bin/sh
+# keeps every batch the campaign programs (/out/batch.N), then runs the real tc
+case " $* " in
+*" -batch "*)
+	n=$(ls /tmp/batch.* 2>/dev/null | wc -l)
+	cat > /tmp/batch.$n
+	exec /sbin/tc "$@" < /tmp/batch.$n ;;
+esac
+exec /sbin/tc "$@"
+EOW
+chmod +x /tmp/wbin/tc
+PATH=/tmp/wbin:$PATH /job/scalacn run /job/agent-model.yaml --testbed /job/rxe-vm.yaml \
+	--db /out/model.db > /out/model-run.out 2> /out/model-run.err
+echo "campaign exit $?"
+/job/scalacn fit --db /out/model.db --inputs server.decap_masks --verb write --metric bw \
+	> /out/fit.out 2>&1
+echo "fit exit $?"
+if /job/scalacn export --db /out/model.db --rnic "Soft-RoCE (rxe)" -o /out/rxe.model \
+	> /out/export.out 2>&1; then
+	echo "exported" > /out/export.how
+else
+	/job/scalacn export --db /out/model.db --rnic "Soft-RoCE (rxe)" -o /out/rxe.model \
+		--force >> /out/export.out 2>&1 && echo "forced" > /out/export.how
+fi
+cat /out/fit.out /out/export.out
+# the campaign's 256-mask batch for the server (veth1): the largest one
+best=""; most=0
+for b in /tmp/batch.*; do
+	k=$(grep -c "^filter add dev veth1 " "$b")
+	[ "$k" -gt "$most" ] && { most=$k; best=$b; }
+done
+echo "generator batch: $best, $most filters on veth1"
+grep "^filter add dev veth1 " "$best" > /out/decap-256.batch
+
+step "2 baseline: the RoCE rule alone"
+$TC qdisc del dev veth1 ingress 2>/dev/null
+$TC qdisc add dev veth1 ingress
+MAC=$(cat /sys/class/net/veth1/address)
+$TC filter add dev veth1 ingress protocol ip chain 0 prio 300 handle 1 flower dst_mac $MAC \
+	dst_ip 192.168.77.2 ip_proto udp dst_port 4791 action gact pass
+perftest base
+
+step "3 256 prios in front of the RoCE rule"
+# prio 1 is the optimiser's hyper prio: the generator's prios 1..256 become 2..257
+awk '{ for (i = 1; i < NF; i++) if ($i == "prio") $(i + 1) = $(i + 1) + 1; print }' \
+	/out/decap-256.batch > /tmp/decap.batch
+$TC -batch /tmp/decap.batch || echo "decap batch failed"
+show walled-before
+perftest walled
+show original
+
+step "4 the agent"
+FW=$(cat /sys/class/infiniband/rxe1/fw_ver 2>/dev/null)
+echo "rxe1 firmware: '$FW'" > /out/fw.txt
+mkdir -p /tmp/metrics
+cat > /tmp/agent.yaml <<EOC
+devices: [veth1]
+model: {file: /out/rxe.model, verb: write, metric: bw}
+rnic: {rdma_device: rxe1}
+inputs: {side: server, fixed: {client.encap_masks: 1, client.decap_masks: 1}}
+budgets: {updates_per_s: 2000, tick_s: 1}
+state_dir: /tmp/agent-state
+metrics: {textfile_dir: /tmp/metrics}
+tc: /sbin/tc
+EOC
+cp /tmp/agent.yaml /out/agent.yaml
+$AGENT --config /tmp/agent.yaml --dry-run --once > /out/dryrun.txt 2> /out/dryrun.log
+echo "$?" > /out/dryrun.rc
+show after-dryrun
+$AGENT --config /tmp/agent.yaml > /out/agent.out 2> /out/agent.log &
+apid=$!
+n=0
+until grep -qs '^scalacn_agent_plans_applied_total{device="veth1"} [1-9]' \
+	/tmp/metrics/scalacn_agent.prom; do
+	sleep 1; n=$((n + 1))
+	[ $n -lt 120 ] || { echo "no plan applied after 120 s"; break; }
+done
+step "plan applied after $n s"
+kill -HUP $apid
+sleep 3
+perftest agent
+cp /tmp/metrics/scalacn_agent.prom /out/agent-metrics.prom
+show optimised
+kill -TERM $apid
+wait $apid
+echo "$?" > /out/agent.rc
+$AGENT --config /tmp/agent.yaml --restore > /out/restore.out 2> /out/restore.log
+echo "$?" > /out/restore.rc
+show restored
+cat /out/agent.log /out/restore.log
+
+step "5 control: a model predicting < 5% here"
+/job/agent-mkmodel /out/control.model "Soft-RoCE (rxe)" "${FW:-0.0.0}" write bw service \
+	server.decap_masks 25 0.0001
+sed 's#/out/rxe.model#/out/control.model#; s#/tmp/agent-state#/tmp/control-state#; s#/tmp/metrics#/tmp/control-metrics#' \
+	/tmp/agent.yaml > /tmp/control.yaml
+mkdir -p /tmp/control-metrics
+show control-before
+$AGENT --config /tmp/control.yaml --ticks 8 > /out/control.out 2> /out/control.log
+echo "$?" > /out/control.rc
+cp /tmp/control-metrics/scalacn_agent.prom /out/control-metrics.prom
+show control-after
+cat /out/control.log
+
+step "6 teardown"
+$TC qdisc del dev veth1 ingress
+sh /job/wire down
+step "done"
+exit 0
