@@ -28,9 +28,15 @@ struct ag_filter {
 	uint64_t packets;          /* hits: the first action's packet counter */
 };
 
+struct ag_key {
+	uint64_t hash; /* of protocol, match and actions */
+	size_t i;
+};
+
 struct ag_filters {
 	struct ag_filter *v;
 	size_t n, cap;
+	struct ag_key *index; /* sorted by hash when built (ag_filters_index), else NULL */
 };
 
 void ag_filters_free(struct ag_filters *fs);
@@ -39,7 +45,10 @@ int ag_filters_push(struct ag_filters *fs, const struct ag_filter *f);
 void ag_filters_sort(struct ag_filters *fs);
 /* Same filter (protocol, match, actions), whatever its prio and handle. */
 int ag_filter_same(const struct ag_filter *a, const struct ag_filter *b);
-/* Index of the filter of FS that is the same as F (ag_filter_same), or -1. */
+/* Index FS by identity so that ag_filters_find takes O(log n); push and sort drop it. */
+int ag_filters_index(struct ag_filters *fs);
+/* Index of the filter of FS that is the same as F (ag_filter_same), or -1: a binary search
+ * when FS is indexed, else a scan. */
 long ag_filters_find(const struct ag_filters *fs, const struct ag_filter *f);
 
 /* Parse the JSON `tc -s -j filter show dev DEV ingress` printed (LEN bytes) into OUT

@@ -22,8 +22,10 @@ void ag_mirror_free(struct ag_mirror *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int add_rules(struct ag_mirror *m, const struct ag_filters *orig, uint64_t now)
+static int add_rules(struct ag_mirror *m, struct ag_filters *orig, uint64_t now)
 {
+	if (orig && ag_filters_index(orig) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->cur.n; i++) {
 		struct ag_filter *f = &m->cur.v[i];
 		long o = orig ? ag_filters_find(orig, f) : -1;
@@ -75,7 +77,7 @@ static int adopt_prios(struct ag_mirror *m, char *err, size_t errlen)
 }
 
 int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_config *cfg,
-		    struct ag_filters *fs, const struct ag_filters *orig, uint64_t now,
+		    struct ag_filters *fs, struct ag_filters *orig, uint64_t now,
 		    char *err, size_t errlen)
 {
 	int rc;

@@ -28,9 +28,9 @@ struct ag_mirror {
 /* Build M's table from FS (taken over: FS is emptied) with CFG. A filter's priority (which
  * rule wins where two overlap) is its prio in ORIG, the table before the agent moved
  * anything (its current prio when ORIG lacks it). -EINVAL (ERR) when a prio holds two masks
- * or two prios one mask, or prio 1 (the hyper mask's) is in use. */
+ * or two prios one mask, or prio 1 (the hyper mask's) is in use. Indexes ORIG. */
 int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_config *cfg,
-		    struct ag_filters *fs, const struct ag_filters *orig, uint64_t now,
+		    struct ag_filters *fs, struct ag_filters *orig, uint64_t now,
 		    char *err, size_t errlen);
 void ag_mirror_free(struct ag_mirror *m);
 /* Whether FS (as read now, sorted) is the table M mirrors: same filters at the same prios. */

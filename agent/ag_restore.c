@@ -108,13 +108,14 @@ static int run_moves(struct restore *r, struct group *g, size_t n)
 	return rc;
 }
 
-int ag_state_restore_batch(const struct ag_filters *orig, const struct ag_filters *cur,
+int ag_state_restore_batch(struct ag_filters *orig, const struct ag_filters *cur,
 			   const char *dev, FILE *out, unsigned *lines, unsigned *moved)
 {
 	struct restore r = { cur, dev, out, 0, 0, calloc(65536, 1), calloc(65536, 1) };
 	struct group *g = NULL;
 	size_t n = 0;
-	int rc = r.used && r.wanted ? make_groups(orig, cur, &g, &n) : -ENOMEM;
+	int rc = r.used && r.wanted && ag_filters_index(orig) == 0 ? make_groups(orig, cur, &g, &n)
+							     : -ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		r.used[g[i].cur] = 1;

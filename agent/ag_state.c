@@ -3,6 +3,8 @@
  * ag_state: the original layout's file (see ag_state.h).
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,20 +113,27 @@ int ag_state_save(const char *path, const char *dev, const struct ag_filters *or
 
 int ag_state_merge(struct ag_filters *orig, const struct ag_filters *cur)
 {
+	bool *missing = calloc(cur->n + 1, sizeof(*missing));
 	int added = 0;
 
+	if (!missing || ag_filters_index(orig) < 0) {
+		free(missing);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < cur->n; i++)
-		if (ag_filters_find(orig, &cur->v[i]) < 0) {
-			if (ag_filters_push(orig, &cur->v[i]) < 0)
-				return -ENOMEM;
-			added++;
-		}
+		missing[i] = ag_filters_find(orig, &cur->v[i]) < 0;
+	for (size_t i = 0; i < cur->n && added >= 0; i++)
+		if (missing[i])
+			added = ag_filters_push(orig, &cur->v[i]) < 0 ? -ENOMEM : added + 1;
+	free(missing);
 	return added;
 }
 
-int ag_state_equal(const struct ag_filters *orig, const struct ag_filters *cur, char *err,
+int ag_state_equal(const struct ag_filters *orig, struct ag_filters *cur, char *err,
 		   size_t errlen)
 {
+	if (ag_filters_index(cur) < 0)
+		return 0;
 	for (size_t i = 0; i < orig->n; i++) {
 		long j = ag_filters_find(cur, &orig->v[i]);
 

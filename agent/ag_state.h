@@ -22,13 +22,14 @@ int ag_state_save(const char *path, const char *dev, const struct ag_filters *or
 /* Filters of CUR that ORIG does not know are in their original place: add them to ORIG.
  * Returns how many were added (or -ENOMEM). */
 int ag_state_merge(struct ag_filters *orig, const struct ag_filters *cur);
+/* (ORIG is indexed by ag_state_merge and ag_state_restore_batch.) */
 /* The restore of CUR to ORIG as tc -batch lines on OUT (*LINES counted, *MOVED filters).
  * Filters not in ORIG stay where they are. */
-int ag_state_restore_batch(const struct ag_filters *orig, const struct ag_filters *cur,
+int ag_state_restore_batch(struct ag_filters *orig, const struct ag_filters *cur,
 			   const char *dev, FILE *out, unsigned *lines, unsigned *moved);
 /* Whether CUR holds exactly ORIG's filters, each at its original prio; else ERR says which
- * one differs. */
-int ag_state_equal(const struct ag_filters *orig, const struct ag_filters *cur, char *err,
+ * one differs. Indexes CUR. */
+int ag_state_equal(const struct ag_filters *orig, struct ag_filters *cur, char *err,
 		   size_t errlen);
 
 #endif

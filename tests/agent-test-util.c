@@ -126,6 +126,12 @@ static void decap_keys(unsigned m, unsigned j, char *buf, size_t len)
 
 char *agt_table_json(unsigned masks, unsigned per_mask, uint64_t roce_packets)
 {
+	return agt_table_json_at(masks, per_mask, roce_packets, NULL);
+}
+
+char *agt_table_json_at(unsigned masks, unsigned per_mask, uint64_t roce_packets,
+			const uint16_t *prefs)
+{
 	char *buf = NULL, keys[512];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -133,18 +139,20 @@ char *agt_table_json(unsigned masks, unsigned per_mask, uint64_t roce_packets)
 
 	fputc('[', f);
 	for (unsigned m = 0; m < masks; m++) {
-		fprintf(f, "{\"protocol\":\"ip\",\"pref\":%u,\"kind\":\"flower\",\"chain\":0},", m + 2);
+		unsigned pref = prefs ? prefs[m] : m + 2;
+
+		fprintf(f, "{\"protocol\":\"ip\",\"pref\":%u,\"kind\":\"flower\",\"chain\":0},", pref);
 		for (unsigned j = 0; j < per_mask; j++, index++) {
 			decap_keys(m, j, keys, sizeof(keys));
 			fprintf(f, "{\"protocol\":\"ip\",\"pref\":%u,\"kind\":\"flower\",\"chain\":0,"
 				"\"options\":{\"handle\":%u,\"keys\":%s,\"not_in_hw\":true,\"actions\":%s}},",
-				m + 2, j + 1, keys, actions_json(index, 0, true));
+				pref, j + 1, keys, actions_json(index, 0, true));
 		}
 	}
-	fprintf(f, "{\"protocol\":\"ip\",\"pref\":300,\"kind\":\"flower\",\"chain\":0,\"options\":"
+	fprintf(f, "{\"protocol\":\"ip\",\"pref\":%u,\"kind\":\"flower\",\"chain\":0,\"options\":"
 		"{\"handle\":1,\"keys\":{\"dst_mac\":\"52:54:00:77:00:02\",\"eth_type\":\"ipv4\","
 		"\"ip_proto\":\"udp\",\"dst_ip\":\"192.168.77.2\",\"dst_port\":4791},\"not_in_hw\":true,"
-		"\"actions\":%s}}]", actions_json(index, roce_packets, false));
+		"\"actions\":%s}}]", prefs ? prefs[masks] : 300, actions_json(index, roce_packets, false));
 	fclose(f);
 	return buf;
 }

@@ -18,6 +18,10 @@ int agt_apply_batch(struct ag_filters *fs, const struct ag_filters *known, const
  * prefix masks) of PER_MASK filters each, then the RoCE rule at prio 300 whose counter is
  * ROCE_PACKETS. malloc'ed. */
 char *agt_table_json(unsigned masks, unsigned per_mask, uint64_t roce_packets);
+/* The same table with mask M at prio PREFS[M] and the RoCE rule at PREFS[MASKS] (the
+ * layout after the agent moved them). */
+char *agt_table_json_at(unsigned masks, unsigned per_mask, uint64_t roce_packets,
+			const uint16_t *prefs);
 /* A fixture file's text (tests/fixtures/NAME), malloc'ed. */
 char *agt_fixture(const char *name, size_t *len);
 

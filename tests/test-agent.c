@@ -319,7 +319,7 @@ static void test_overlapping_preferred_filter_stays_in_front(void **state)
 	rig_free(&r);
 }
 
-static void restore_and_compare(const struct ag_filters *orig, struct ag_filters *cur,
+static void restore_and_compare(struct ag_filters *orig, struct ag_filters *cur,
 				unsigned want_moved)
 {
 	char *batch = NULL, err[256] = "";
