@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <scalacn-opt.h>
 
@@ -62,6 +63,10 @@ int ag_tc_parse(const char *json, size_t len, const char *dev, struct ag_filters
 /* The tc -batch line that adds F at prio PREF on DEV's ingress (no newline). */
 int ag_render_add(const struct ag_filter *f, const char *dev, uint16_t pref, char *buf,
 		  size_t len);
+/* Make before break: add filters FS[IDS[i]] (IDS NULL: FS[0..N)) at prio TO, then delete
+ * prio FROM, as tc -batch lines on OUT; *LINES counts them. -EIO on a write error. */
+int ag_render_move(FILE *out, const char *dev, const struct ag_filter *fs, const uint32_t *ids,
+		   size_t n, uint16_t to, uint16_t from, unsigned *lines);
 /* The tc -batch line that deletes the whole prio PREF (protocol PROTO) of DEV's ingress. */
 int ag_render_del(const char *proto, const char *dev, uint16_t pref, char *buf, size_t len);
 

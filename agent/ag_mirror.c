@@ -146,34 +146,33 @@ static bool moves(enum opt_op_kind k)
 int ag_mirror_batch(const struct ag_mirror *m, const struct opt_plan *plan, FILE *out,
 		    unsigned *lines, char *err, size_t errlen)
 {
-	char line[2 * AG_ARGS_MAX + 128];
+	uint32_t *idx = NULL;
+	int rc = 0;
 
 	*lines = 0;
-	for (size_t i = 0; i < opt_plan_count(plan); i++) {
+	for (size_t i = 0; i < opt_plan_count(plan) && rc == 0; i++) {
 		struct opt_op op;
-		const char *proto = NULL;
+		uint32_t *grown;
 
 		opt_plan_op(plan, i, &op);
 		if (!moves(op.kind) || op.n_rules == 0) {
 			snprintf(err, errlen, "%s: plan op %zu is %s, which the agent does not apply",
 				 m->dev, i + 1, opt_op_name(op.kind));
-			return -ENOTSUP;
+			rc = -ENOTSUP;
+			break;
 		}
-		for (uint32_t r = 0; r < op.n_rules; r++) { /* make ... */
-			const struct ag_filter *f = &m->cur.v[op.rules[r] - 1];
-
-			proto = f->proto;
-			if (ag_render_add(f, m->dev, op.prio, line, sizeof(line)) < 0 ||
-			    fprintf(out, "%s\n", line) < 0)
-				return -EIO;
-			++*lines;
+		if (!(grown = realloc(idx, op.n_rules * sizeof(*idx)))) {
+			rc = -ENOMEM;
+			break;
 		}
-		if (ag_render_del(proto, m->dev, op.old_prio, line, sizeof(line)) < 0 ||
-		    fprintf(out, "%s\n", line) < 0) /* ... before break */
-			return -EIO;
-		++*lines;
+		idx = grown;
+		for (uint32_t r = 0; r < op.n_rules; r++)
+			idx[r] = op.rules[r] - 1; /* rule id i+1 is filter i */
+		rc = ag_render_move(out, m->dev, m->cur.v, idx, op.n_rules, op.prio, op.old_prio,
+				    lines);
 	}
-	return 0;
+	free(idx);
+	return rc;
 }
 
 int ag_mirror_expect(const struct ag_mirror *m, const struct opt_plan *plan,

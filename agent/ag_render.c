@@ -27,3 +27,21 @@ int ag_render_del(const char *proto, const char *dev, uint16_t pref, char *buf, 
 	return fits(snprintf(buf, len, "filter del dev %s ingress protocol %s chain 0 prio %u",
 			     dev, proto, pref), len);
 }
+
+int ag_render_move(FILE *out, const char *dev, const struct ag_filter *fs, const uint32_t *ids,
+		   size_t n, uint16_t to, uint16_t from, unsigned *lines)
+{
+	char line[2 * AG_ARGS_MAX + 128];
+
+	for (size_t i = 0; i < n; i++) { /* make ... */
+		if (ag_render_add(&fs[ids ? ids[i] : i], dev, to, line, sizeof(line)) < 0 ||
+		    fprintf(out, "%s\n", line) < 0)
+			return -EIO;
+		++*lines;
+	}
+	if (n == 0 || ag_render_del(fs[ids ? ids[0] : 0].proto, dev, from, line, sizeof(line)) < 0 ||
+	    fprintf(out, "%s\n", line) < 0) /* ... before break */
+		return -EIO;
+	++*lines;
+	return 0;
+}

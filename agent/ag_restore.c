@@ -27,18 +27,9 @@ struct restore {
 
 static int emit_move(struct restore *r, struct group *g, unsigned to)
 {
-	char line[2 * AG_ARGS_MAX + 128];
-
-	for (size_t i = g->first; i < g->first + g->n; i++) {
-		if (ag_render_add(&r->cur->v[i], r->dev, (uint16_t)to, line, sizeof(line)) < 0 ||
-		    fprintf(r->out, "%s\n", line) < 0)
-			return -EIO;
-		r->lines++;
-	}
-	if (ag_render_del(r->cur->v[g->first].proto, r->dev, (uint16_t)g->cur, line,
-			  sizeof(line)) < 0 || fprintf(r->out, "%s\n", line) < 0)
+	if (ag_render_move(r->out, r->dev, &r->cur->v[g->first], NULL, g->n, (uint16_t)to,
+			   (uint16_t)g->cur, &r->lines) < 0)
 		return -EIO;
-	r->lines++;
 	r->used[g->cur] = 0;
 	r->used[to] = 1;
 	g->cur = to;
