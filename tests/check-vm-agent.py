@@ -34,7 +34,7 @@ def perftest_value(text, metric):
     """BW average (MB/s) of ib_write_bw, t_typical (us; t_avg when inf) of ib_write_lat."""
     for line in text.splitlines():
         cols = line.split()
-        if len(cols) >= 5 and cols[0] == "65536" and re.fullmatch(r"\d+", cols[1]):
+        if len(cols) >= 5 and cols[0] in ("65536", "4096") and re.fullmatch(r"\d+", cols[1]):
             if metric == "bw":
                 return float(cols[3])
             for v in (cols[4], cols[5]):
@@ -45,7 +45,7 @@ def perftest_value(text, metric):
 
 def median(label, metric):
     vals = []
-    for i in (1, 2, 3):
+    for i in range(1, 6):
         try:
             v = perftest_value(read(f"{label}-{metric}-{i}.txt"), metric)
         except OSError:
@@ -77,10 +77,14 @@ def main():
     print("model: " + read("export.how").strip() + "; " +
           " ".join(read("export.out").split()[:12]))
     figures = {}
-    for label in ("base", "walled", "agent"):
+    for label in ("base", "walled", "agent", "base2"):
         for m in ("bw", "lat"):
             figures[label, m] = median(label, m)
             print(f"{label:7s} write {m}: median {figures[label, m][0]} of {figures[label, m][1]}")
+    for m in ("bw", "lat"):  # the baseline: both of its measurements, before and after
+        pooled = figures["base", m][1] + figures["base2", m][1]
+        figures["base", m] = (statistics.median(pooled) if pooled else None, pooled)
+        print(f"baseline write {m} (before and after, pooled): median {figures['base', m][0]}")
     bw0, lat0 = figures["base", "bw"][0], figures["base", "lat"][0]
     bwa, lata = figures["agent", "bw"][0], figures["agent", "lat"][0]
     bww, latw = figures["walled", "bw"][0], figures["walled", "lat"][0]

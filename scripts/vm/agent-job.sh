@@ -5,12 +5,13 @@
 #  1. the model, by the real chain: a campaign (agent-model.yaml: write bw against
 #     server.decap_masks) on the rxe pair, `scalacn fit`, `scalacn export`; a tc wrapper
 #     on PATH keeps the rule batches the campaign programs (the generators' own shapes);
-#  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 3 each;
+#  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 5 each;
 #  3. the 256 receive-side decap filters of the campaign's 256-mask point (one prio each,
 #     never matching: the traffic is not VXLAN) in front of the RoCE rule; measured again;
 #  4. scalacn-agent: a dry run, then the daemon until its plan is applied (SIGHUP reload on
 #     the way); measured again with the agent running; SIGTERM; --restore; tc -j compared;
-#  5. control: a model predicting < 5% at this table; the agent runs 8 ticks and must not act.
+#  5. control: a model predicting < 5% at this table; the agent runs 8 ticks and must not act;
+#  6. the baseline again (the decap prios removed), for the drift of a loaded host.
 # busybox sh: tools by full path (busybox applets shadow iproute2).
 set -u
 TC=/sbin/tc
@@ -18,18 +19,31 @@ AGENT="env LD_LIBRARY_PATH=/job /job/scalacn-agent"
 step() { echo "agent-job: $* ($(cut -d' ' -f1 /proc/uptime) s)"; }
 PORT=18600
 
-# perftest LABEL: 3 write bw and 3 write lat runs into /out/LABEL-{bw,lat}-N.txt
+# one perftest run: ib_write_T (bw: 64 KiB x 200; lat: 4 KiB x 500) into FILE
+run1() {
+	PORT=$((PORT + 1))
+	args="-d rxe1 -x 1 -s 65536 -n 200"
+	[ $1 = lat ] && args="-d rxe1 -x 1 -s 4096 -n 500"
+	/usr/bin/ib_write_$1 $args -p $PORT > /dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 90 /usr/bin/ib_write_$1 $(echo $args | sed 's/rxe1/rxe0/') -p $PORT \
+		192.168.77.2 > "$2" 2>&1
+	rc=$?
+	kill $srv 2>/dev/null; wait $srv 2>/dev/null
+	return $rc
+}
+# perftest LABEL: 5 write bw and 5 write lat runs into /out/LABEL-{bw,lat}-N.txt; a latency
+# run whose numbers are inf (perftest's clock estimate fails under a loaded TCG host:
+# "Correlation coefficient r^2 < 0.9") is run again, at most 3 times
 perftest() {
-	for i in 1 2 3; do
-		for t in bw lat; do
-			PORT=$((PORT + 1))
-			/usr/bin/ib_write_$t -d rxe1 -x 1 -s 65536 -n 200 -p $PORT > /dev/null 2>&1 &
-			srv=$!
-			sleep 1
-			timeout 90 /usr/bin/ib_write_$t -d rxe0 -x 1 -s 65536 -n 200 -p $PORT \
-				192.168.77.2 > /out/$1-$t-$i.txt 2>&1
-			echo "$1 $t $i: exit $?"
-			kill $srv 2>/dev/null; wait $srv 2>/dev/null
+	for i in 1 2 3 4 5; do
+		run1 bw /out/$1-bw-$i.txt
+		echo "$1 bw $i: exit $?"
+		for try in 1 2 3; do
+			run1 lat /out/$1-lat-$i.txt
+			echo "$1 lat $i: exit $? (try $try)"
+			grep -q "^ 4096 .* inf " /out/$1-lat-$i.txt || break
 		done
 	done
 }
@@ -55,7 +69,7 @@ PATH=/tmp/wbin:$PATH /job/scalacn run /job/agent-model.yaml --testbed /job/rxe-v
 	--db /out/model.db > /out/model-run.out 2> /out/model-run.err
 echo "campaign exit $?"
 /job/scalacn fit --db /out/model.db --inputs server.decap_masks --verb write --metric bw \
-	> /out/fit.out 2>&1
+	--form service2 > /out/fit.out 2>&1
 echo "fit exit $?"
 if /job/scalacn export --db /out/model.db --rnic "Soft-RoCE (rxe)" -o /out/rxe.model \
 	> /out/export.out 2>&1; then
@@ -92,13 +106,15 @@ perftest walled
 show original
 
 step "4 the agent"
-FW=$(cat /sys/class/infiniband/rxe1/fw_ver 2>/dev/null)
-echo "rxe1 firmware: '$FW'" > /out/fw.txt
+# rxe has no firmware string in sysfs; ibv_devinfo says 0.0.0, as the campaign recorded
+FW=$(/usr/bin/ibv_devinfo -d rxe1 | awk '/fw_ver/ { print $2 }')
+echo "rxe1 firmware: '$FW' (sysfs: '$(cat /sys/class/infiniband/rxe1/fw_ver 2>/dev/null)')" \
+	> /out/fw.txt
 mkdir -p /tmp/metrics
 cat > /tmp/agent.yaml <<EOC
 devices: [veth1]
 model: {file: /out/rxe.model, verb: write, metric: bw}
-rnic: {rdma_device: rxe1}
+rnic: {firmware: "$FW"}
 inputs: {side: server, fixed: {client.encap_masks: 1, client.decap_masks: 1}}
 budgets: {updates_per_s: 2000, tick_s: 1}
 state_dir: /tmp/agent-state
@@ -115,6 +131,7 @@ n=0
 until grep -qs '^scalacn_agent_plans_applied_total{device="veth1"} [1-9]' \
 	/tmp/metrics/scalacn_agent.prom; do
 	sleep 1; n=$((n + 1))
+	kill -0 $apid 2>/dev/null || { echo "the agent exited"; break; }
 	[ $n -lt 120 ] || { echo "no plan applied after 120 s"; break; }
 done
 step "plan applied after $n s"
@@ -144,7 +161,15 @@ cp /tmp/control-metrics/scalacn_agent.prom /out/control-metrics.prom
 show control-after
 cat /out/control.log
 
-step "6 teardown"
+step "6 baseline again (drift): the decap prios removed"
+for p in $(awk '{ for (i = 1; i < NF; i++) if ($i == "prio") print $(i + 1) }' /tmp/decap.batch | sort -un); do
+	echo "filter del dev veth1 ingress protocol ip chain 0 prio $p"
+done > /tmp/undo.batch
+$TC -batch /tmp/undo.batch || echo "undo batch failed"
+show base2-table
+perftest base2
+
+step "7 teardown"
 $TC qdisc del dev veth1 ingress
 sh /job/wire down
 step "done"
