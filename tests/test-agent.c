@@ -21,6 +21,7 @@
 #include "agent-test-util.h"
 #include "agent/ag_agent.h"
 #include "agent/ag_state.h"
+#include "scalacn-opt-mirror.h"
 
 static void parse_text(const char *json, struct ag_filters *fs, int want_rc, char *err,
 		       size_t errlen)
@@ -491,6 +492,43 @@ static void test_metrics_text(void **state)
 	rig_free(&r);
 }
 
+static void test_mirror_api_refuses_bad_prios(void **state)
+{
+	struct opt_table *t = NULL;
+	struct opt_rule r = { 0 };
+	struct opt_model *m = NULL;
+	const char *fw = NULL;
+	uint16_t prios[2] = { 5, 9 };
+	char path[] = "/tmp/test-agent-fw.XXXXXX", err[256];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_int_equal(opt_table_new(NULL, &t), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		r.id = i + 1;
+		r.mask.fields = 1u << (OPT_F_L4_DST + i);
+		assert_int_equal(opt_table_add_rule(t, &r, 0), 0);
+	}
+	assert_int_equal(opt_table_set_prios(t, prios, 1), -EINVAL); /* n != masks */
+	prios[0] = 1;
+	assert_int_equal(opt_table_set_prios(t, prios, 2), -EINVAL); /* the hyper prio */
+	prios[0] = 9;
+	assert_int_equal(opt_table_set_prios(t, prios, 2), -EINVAL); /* not increasing */
+	prios[0] = 5;
+	assert_int_equal(opt_table_set_prios(t, prios, 2), 0);
+	assert_int_equal(opt_table_mask_info(t, 2, NULL, &prios[0], NULL), 0);
+	assert_int_equal(prios[0], 9);
+	opt_table_free(t);
+	close(fd);
+	write_model(path, 0.05, "2.3.4");
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_firmware(m, "write", "bw", &fw), 0);
+	assert_string_equal(fw, "2.3.4");
+	assert_int_equal(opt_model_firmware(m, "read", "bw", &fw), -ENOENT);
+	opt_model_free(m);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_config_reads_keys_and_names_errors),
 		cmocka_unit_test(test_firmware_mismatch_refused_unless_told),
 		cmocka_unit_test(test_metrics_text),
+		cmocka_unit_test(test_mirror_api_refuses_bad_prios),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
