@@ -76,6 +76,11 @@ def table(name):
 def main():
     print("model: " + read("export.how").strip() + "; " +
           " ".join(read("export.out").split()[:12]))
+    walled = table("walled-before.json")
+    roce = [r for r in walled if '"dst_port": 4791' in r[3]]
+    front = len({r[0] for r in walled if roce and r[0] < roce[0][0]})
+    check(len(roce) == 1 and front >= 256,
+          f"the walled table: {front} prios in front of the RoCE rule ({len(walled)} filters)")
     figures = {}
     for label in ("base", "walled", "agent", "base2"):
         for m in ("bw", "lat"):

@@ -3,8 +3,9 @@
 # agent-job: the guest side of the agent's vm test (tests/test-vm-agent.sh runs it with
 # `scripts/vm/run --job`; tests/check-vm-agent.py judges what lands in /out):
 #  1. the model, by the real chain: a campaign (agent-model.yaml: write bw against
-#     server.decap_masks) on the rxe pair, `scalacn fit`, `scalacn export`; a tc wrapper
-#     on PATH keeps the rule batches the campaign programs (the generators' own shapes);
+#     server.decap_masks) on the rxe pair, `scalacn fit`, `scalacn export`; then one
+#     `scalacn measure` at 256 receive-side masks under a tc wrapper on PATH that keeps the
+#     rule batch it programs (the generators' own shapes);
 #  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 5 each;
 #  3. the 256 receive-side decap filters of the campaign's 256-mask point (one prio each,
 #     never matching: the traffic is not VXLAN) in front of the RoCE rule; measured again;
@@ -79,13 +80,21 @@ else
 		--force >> /out/export.out 2>&1 && echo "forced" > /out/export.how
 fi
 cat /out/fit.out /out/export.out
-# the campaign's 256-mask batch for the server (veth1): the largest one
+# the 256-mask point of the same plan (its fixed levels), measured once by `scalacn measure`
+# under the wrapper: the generators program its rules, the wrapper keeps the batch
+PATH=/tmp/wbin:$PATH /job/scalacn measure --testbed /job/rxe-vm.yaml --verb write \
+	--size 65536 --set mtu=1024 --set iterations=200 --set page_size=4096 --set flows=256 \
+	--set client.encap_masks=1 --set client.decap_masks=1 --set server.encap_masks=1 \
+	--set server.decap_masks=256 > /out/measure-256.out 2>&1
+echo "measure at 256 masks: exit $?"
+# its batch for the server (veth1): the one with the most prios (masks)
 best=""; most=0
 for b in /tmp/batch.*; do
-	k=$(grep -c "^filter add dev veth1 " "$b")
+	k=$(grep "^filter add dev veth1 " "$b" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "prio") print $(i + 1) }' | sort -u | wc -l)
 	[ "$k" -gt "$most" ] && { most=$k; best=$b; }
 done
-echo "generator batch: $best, $most filters on veth1"
+echo "generator batch: $best, $most prios on veth1"
 grep "^filter add dev veth1 " "$best" > /out/decap-256.batch
 
 step "2 baseline: the RoCE rule alone"
