@@ -60,13 +60,17 @@ long ag_filters_find(const struct ag_filters *fs, const struct ag_filter *f);
 int ag_tc_parse(const char *json, size_t len, const char *dev, struct ag_filters *out,
 		char *err, size_t errlen);
 
-/* The tc -batch line that adds F at prio PREF on DEV's ingress (no newline). */
-int ag_render_add(const struct ag_filter *f, const char *dev, uint16_t pref, char *buf,
-		  size_t len);
-/* Make before break: add filters FS[IDS[i]] (IDS NULL: FS[0..N)) at prio TO, then delete
- * prio FROM, as tc -batch lines on OUT; *LINES counts them. -EIO on a write error. */
+/* The tc -batch line that adds F at prio PREF with HANDLE on DEV's ingress (no newline). */
+int ag_render_add(const struct ag_filter *f, const char *dev, uint16_t pref, uint32_t handle,
+		  char *buf, size_t len);
+/* Make before break, for a mask moving as a whole: add filters FS[IDS[i]] at prio TO with
+ * handles 1..N (prios of one mask merge into one: their handles may collide), then delete
+ * every prio they were in, as tc -batch lines on OUT; *LINES counts them. -EIO on a write
+ * error. */
 int ag_render_move(FILE *out, const char *dev, const struct ag_filter *fs, const uint32_t *ids,
-		   size_t n, uint16_t to, uint16_t from, unsigned *lines);
+		   size_t n, uint16_t to, unsigned *lines);
+/* The tc -batch line that deletes filter F (its prio and handle) alone. */
+int ag_render_del_one(const struct ag_filter *f, const char *dev, char *buf, size_t len);
 /* The tc -batch line that deletes the whole prio PREF (protocol PROTO) of DEV's ingress. */
 int ag_render_del(const char *proto, const char *dev, uint16_t pref, char *buf, size_t len);
 

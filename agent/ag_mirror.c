@@ -4,6 +4,7 @@
  * operations (see ag_mirror.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,29 +42,32 @@ static int add_rules(struct ag_mirror *m, struct ag_filters *orig, uint64_t now)
 	return 0;
 }
 
-/* One mask per prio, one prio per mask; then the cascade gets the real prios. */
+/* One mask per prio; prios sharing a mask (the generators emit such: shapes that differ
+ * only in fields tc does not show) are that mask's, placed at the first of them. Then the
+ * cascade gets the real prios. */
 static int adopt_prios(struct ag_mirror *m, char *err, size_t errlen)
 {
 	uint16_t *prios = calloc(m->cur.n + 1, sizeof(*prios));
-	uint32_t prev_mask = 0, mask;
+	uint32_t prev_mask = 0, max_mask = 0, mask;
 	size_t n = 0;
 	int rc = prios ? 0 : -ENOMEM;
 
+	m->n_prios = 0;
 	for (size_t i = 0; rc == 0 && i < m->cur.n; i++) {
 		const struct ag_filter *f = &m->cur.v[i];
+		bool new_prio = !i || f->pref != m->cur.v[i - 1].pref;
 
 		opt_table_get_rule(m->t, f->rule.id, NULL, &mask);
-		if (i && f->pref == m->cur.v[i - 1].pref && mask != prev_mask) {
+		if (!new_prio && mask != prev_mask) {
 			snprintf(err, errlen, "%s ingress prio %u holds filters of two masks (handles "
 				 "%u and %u): the agent needs one mask per prio", m->dev, f->pref,
 				 m->cur.v[i - 1].handle, f->handle);
 			rc = -EINVAL;
-		} else if ((!i || f->pref != m->cur.v[i - 1].pref) && mask <= prev_mask) {
-			snprintf(err, errlen, "%s ingress prio %u repeats the mask of an earlier prio: "
-				 "the agent needs one prio per mask", m->dev, f->pref);
-			rc = -EINVAL;
-		} else if (!i || f->pref != m->cur.v[i - 1].pref) {
+		}
+		m->n_prios += new_prio;
+		if (new_prio && mask > max_mask) {
 			prios[n++] = f->pref;
+			max_mask = mask;
 		}
 		prev_mask = mask;
 	}
@@ -74,6 +78,19 @@ static int adopt_prios(struct ag_mirror *m, char *err, size_t errlen)
 	}
 	free(prios);
 	return rc;
+}
+
+static int build_table(struct ag_mirror *m, const struct opt_config *cfg,
+		       struct ag_filters *orig, uint64_t now, char *err, size_t errlen)
+{
+	int rc = opt_table_new(cfg, &m->t);
+
+	if (rc == 0)
+		rc = add_rules(m, orig, now);
+	if (rc < 0 && !*err)
+		snprintf(err, errlen, "%s: mirroring %zu filters: %s", m->dev, m->cur.n,
+			 strerror(-rc));
+	return rc == 0 ? adopt_prios(m, err, errlen) : rc;
 }
 
 int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_config *cfg,
@@ -91,13 +108,7 @@ int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_confi
 	m->order = calloc(m->cur.n + 1, sizeof(*m->order));
 	for (size_t i = 0; m->order && i < m->cur.n; i++)
 		m->order[i] = i;
-	rc = m->last_packets && m->order ? opt_table_new(cfg, &m->t) : -ENOMEM;
-	if (rc == 0)
-		rc = add_rules(m, orig, now);
-	if (rc < 0 && !*err)
-		snprintf(err, errlen, "%s: mirroring %zu filters: %s", dev, m->cur.n, strerror(-rc));
-	if (rc == 0)
-		rc = adopt_prios(m, err, errlen);
+	rc = m->last_packets && m->order ? build_table(m, cfg, orig, now, err, errlen) : -ENOMEM;
 	if (rc < 0)
 		ag_mirror_free(m);
 	return rc;
@@ -168,8 +179,7 @@ int ag_mirror_batch(const struct ag_mirror *m, const struct opt_plan *plan, FILE
 		idx = grown;
 		for (uint32_t r = 0; r < op.n_rules; r++)
 			idx[r] = op.rules[r] - 1; /* rule id i+1 is filter i */
-		rc = ag_render_move(out, m->dev, m->cur.v, idx, op.n_rules, op.prio, op.old_prio,
-				    lines);
+		rc = ag_render_move(out, m->dev, m->cur.v, idx, op.n_rules, op.prio, lines);
 	}
 	free(idx);
 	return rc;
@@ -186,8 +196,10 @@ int ag_mirror_expect(const struct ag_mirror *m, const struct opt_plan *plan,
 		struct opt_op op;
 
 		opt_plan_op(plan, i, &op);
-		for (uint32_t r = 0; moves(op.kind) && r < op.n_rules; r++)
+		for (uint32_t r = 0; moves(op.kind) && r < op.n_rules; r++) {
 			after->v[op.rules[r] - 1].pref = op.prio;
+			after->v[op.rules[r] - 1].handle = r + 1; /* as ag_render_move numbers them */
+		}
 	}
 	ag_filters_sort(after);
 	return 0;
@@ -210,8 +222,10 @@ void ag_mirror_moved(struct ag_mirror *m, const struct opt_plan *plan)
 		struct opt_op op;
 
 		opt_plan_op(plan, i, &op);
-		for (uint32_t r = 0; moves(op.kind) && r < op.n_rules; r++)
+		for (uint32_t r = 0; moves(op.kind) && r < op.n_rules; r++) {
 			m->cur.v[op.rules[r] - 1].pref = op.prio;
+			m->cur.v[op.rules[r] - 1].handle = r + 1;
+		}
 	}
 	qsort_r(m->order, m->cur.n, sizeof(*m->order), by_cur_pref, &m->cur);
 }

@@ -3,8 +3,9 @@
  * ag_mirror: one managed device's mirror of its tc ingress table inside an opt_table (the
  * optimiser's view), fed with the filters' counter deltas, and the plans it makes turned
  * into tc -batch lines (make before break: a mask's filters are added at the new prio before
- * its old prio is deleted). One tc prio must hold one mask and no two prios the same mask:
- * the optimiser's model of a cascade (scalacn-opt.h), which the generators' tables follow.
+ * its old prios are deleted). One tc prio must hold one mask (the optimiser's model of a
+ * cascade, scalacn-opt.h); prios that share a mask are one mask to the optimiser, merged
+ * into one prio when it moves (their rules are disjoint: same mask, different keys).
  */
 #ifndef AG_MIRROR_H
 #define AG_MIRROR_H
@@ -23,12 +24,15 @@ struct ag_mirror {
 	size_t *order;           /* indexes of cur in tc's lookup order (prio, handle) */
 	uint64_t *last_packets;  /* counter at the previous read, per filter */
 	uint64_t tick_hits, tick_weighted, tick_hyper; /* last feed: hits, hits x masks probed */
+	size_t n_prios;          /* tc prios (flower instances a packet may walk) */
 };
 
 /* Build M's table from FS (taken over: FS is emptied) with CFG. A filter's priority (which
  * rule wins where two overlap) is its prio in ORIG, the table before the agent moved
- * anything (its current prio when ORIG lacks it). -EINVAL (ERR) when a prio holds two masks
- * or two prios one mask, or prio 1 (the hyper mask's) is in use. Indexes ORIG. */
+ * anything (its current prio when ORIG lacks it). The model's masks input gets the
+ * optimiser's masks (prios sharing a mask count once: the table as the first plan leaves
+ * it). -EINVAL (ERR) when a prio holds two masks, or prio 1 (the hyper mask's) is in use.
+ * Indexes ORIG. */
 int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_config *cfg,
 		    struct ag_filters *fs, struct ag_filters *orig, uint64_t now,
 		    char *err, size_t errlen);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ag_restore: the tc -batch lines that return a device's table to its original order (see
- * ag_state.h). Each prio (one mask) moves back as a whole, add at the original prio before
- * delete at the current one; a prio whose original place is taken waits for its holder to
- * leave, and a cycle is broken through a free prio no filter uses or wants.
+ * ag_state.h). Filters move in groups (same prio now, same prio originally): added at the
+ * original prio with their original handles, then deleted one by one where they are (make
+ * before break; a prio the agent merged splits back). A group waits until its original prio
+ * holds no filter that belongs elsewhere; a cycle is broken through a free prio that no
+ * filter uses or wants.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,112 +14,158 @@
 
 #include "agent/ag_state.h"
 
-struct group {
-	size_t first, n;     /* filters of CUR (sorted) */
-	unsigned cur, want;  /* prio now, original prio */
-};
-
 struct restore {
 	const struct ag_filters *cur;
 	const char *dev;
 	FILE *out;
 	unsigned lines, moved;
-	uint8_t *used, *wanted; /* per prio */
+	uint16_t *pref, *want;   /* per filter of CUR: prio now, original prio */
+	uint32_t *handle, *want_handle;
+	uint32_t *at, *wrong;    /* per prio: filters there, of which belonging elsewhere */
+	uint8_t *wanted;         /* per prio: some filter's original prio */
 };
 
-static int emit_move(struct restore *r, struct group *g, unsigned to)
+static int line_out(struct restore *r, const char *line)
 {
-	if (ag_render_move(r->out, r->dev, &r->cur->v[g->first], NULL, g->n, (uint16_t)to,
-			   (uint16_t)g->cur, &r->lines) < 0)
+	if (fprintf(r->out, "%s\n", line) < 0)
 		return -EIO;
-	r->used[g->cur] = 0;
-	r->used[to] = 1;
-	g->cur = to;
+	r->lines++;
 	return 0;
 }
 
-/* The groups of CUR (one per prio) with their original prios. */
-static int make_groups(const struct ag_filters *orig, const struct ag_filters *cur,
-		       struct group **out, size_t *n)
+/* Move the filters I (N of them, all at one prio, all wanting one prio) to prio TO. */
+static int move_group(struct restore *r, const size_t *idx, size_t n, uint16_t to)
 {
-	struct group *g = calloc(cur->n + 1, sizeof(*g));
-
-	*n = 0;
-	if (!g)
-		return -ENOMEM;
-	for (size_t i = 0; i < cur->n; i++) {
-		long o = ag_filters_find(orig, &cur->v[i]);
-		unsigned want = o >= 0 ? orig->v[o].pref : cur->v[i].pref;
-
-		if (*n && g[*n - 1].cur == cur->v[i].pref) {
-			if (g[*n - 1].want != want) {
-				free(g);
-				return -EINVAL; /* one prio now, two originally: not the agent's doing */
-			}
-			g[*n - 1].n++;
-			continue;
-		}
-		g[(*n)++] = (struct group){ i, 1, cur->v[i].pref, want };
-	}
-	*out = g;
-	return 0;
-}
-
-static unsigned free_prio(const struct restore *r)
-{
-	for (unsigned p = 65535; p >= 2; p--)
-		if (!r->used[p] && !r->wanted[p])
-			return p;
-	return 0;
-}
-
-static int run_moves(struct restore *r, struct group *g, size_t n)
-{
-	size_t pending = 0;
+	char line[2 * AG_ARGS_MAX + 128];
+	uint16_t from = r->pref[idx[0]];
+	struct ag_filter f;
 	int rc = 0;
 
-	for (size_t i = 0; i < n; i++)
-		pending += g[i].cur != g[i].want;
+	for (size_t k = 0; k < n && rc == 0; k++) { /* make ... */
+		size_t i = idx[k];
+		uint32_t h = to == r->want[i] ? r->want_handle[i] : r->handle[i];
+
+		rc = ag_render_add(&r->cur->v[i], r->dev, to, h, line, sizeof(line)) < 0 ? -EIO
+			: line_out(r, line);
+	}
+	for (size_t k = 0; k < n && rc == 0; k++) { /* ... before break */
+		size_t i = idx[k];
+
+		f = r->cur->v[i];
+		f.pref = from;
+		f.handle = r->handle[i];
+		rc = ag_render_del_one(&f, r->dev, line, sizeof(line)) < 0 ? -EIO : line_out(r, line);
+		r->handle[i] = to == r->want[i] ? r->want_handle[i] : r->handle[i];
+		r->pref[i] = to;
+	}
+	r->at[from] -= (uint32_t)n;
+	r->wrong[from] -= (uint32_t)n;
+	r->at[to] += (uint32_t)n;
+	r->wrong[to] += to == r->want[idx[0]] ? 0 : (uint32_t)n;
+	return rc;
+}
+
+/* The filters at prio P that want prio W (the first pending group when W is 0). */
+static size_t group_at(const struct restore *r, size_t *idx, uint16_t p, uint16_t w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->cur->n; i++)
+		if (r->pref[i] == p && r->pref[i] != r->want[i] && (!w || r->want[i] == w))
+			idx[n++] = i;
+	return n;
+}
+
+static uint16_t free_prio(const struct restore *r)
+{
+	for (unsigned p = 65535; p >= 2; p--)
+		if (!r->at[p] && !r->wanted[p])
+			return (uint16_t)p;
+	return 0;
+}
+
+static int run_moves(struct restore *r, size_t *idx)
+{
+	bool pending = true;
+	int rc = 0;
+
 	while (pending && rc == 0) {
 		bool progress = false;
 
-		for (size_t i = 0; i < n && rc == 0; i++)
-			if (g[i].cur != g[i].want && !r->used[g[i].want]) {
-				rc = emit_move(r, &g[i], g[i].want);
-				r->moved += (unsigned)g[i].n;
-				pending--;
-				progress = true;
-			}
-		for (size_t i = 0; !progress && rc == 0 && i < n; i++)
-			if (g[i].cur != g[i].want) { /* a cycle: step aside */
-				unsigned p = free_prio(r);
+		pending = false;
+		for (size_t i = 0; i < r->cur->n && rc == 0; i++) {
+			size_t n;
 
-				rc = p ? emit_move(r, &g[i], p) : -ENOSPC;
-				progress = true;
-			}
+			if (r->pref[i] == r->want[i])
+				continue;
+			pending = true;
+			if (r->wrong[r->want[i]])
+				continue; /* its place still holds a filter that belongs elsewhere */
+			n = group_at(r, idx, r->pref[i], r->want[i]);
+			rc = move_group(r, idx, n, r->want[i]);
+			r->moved += (unsigned)n;
+			progress = true;
+		}
+		if (pending && !progress && rc == 0) { /* a cycle: one group steps aside */
+			uint16_t p = free_prio(r);
+			size_t i = 0;
+
+			while (r->pref[i] == r->want[i])
+				i++;
+			rc = p ? move_group(r, idx, group_at(r, idx, r->pref[i], r->want[i]), p)
+			       : -ENOSPC;
+		}
 	}
 	return rc;
+}
+
+static int setup(struct restore *r, struct ag_filters *orig)
+{
+	const struct ag_filters *cur = r->cur;
+	size_t n = cur->n + 1;
+
+	r->pref = calloc(n, sizeof(*r->pref));
+	r->want = calloc(n, sizeof(*r->want));
+	r->handle = calloc(n, sizeof(*r->handle));
+	r->want_handle = calloc(n, sizeof(*r->want_handle));
+	r->at = calloc(65536, sizeof(*r->at));
+	r->wrong = calloc(65536, sizeof(*r->wrong));
+	r->wanted = calloc(65536, 1);
+	if (!r->pref || !r->want || !r->handle || !r->want_handle || !r->at || !r->wrong ||
+	    !r->wanted || ag_filters_index(orig) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->n; i++) {
+		long o = ag_filters_find(orig, &cur->v[i]); /* a new filter stays where it is */
+
+		r->pref[i] = cur->v[i].pref;
+		r->handle[i] = cur->v[i].handle;
+		r->want[i] = o >= 0 ? orig->v[o].pref : cur->v[i].pref;
+		r->want_handle[i] = o >= 0 ? orig->v[o].handle : cur->v[i].handle;
+		r->at[r->pref[i]]++;
+		r->wrong[r->pref[i]] += r->pref[i] != r->want[i];
+		r->wanted[r->want[i]] = 1;
+	}
+	return 0;
 }
 
 int ag_state_restore_batch(struct ag_filters *orig, const struct ag_filters *cur,
 			   const char *dev, FILE *out, unsigned *lines, unsigned *moved)
 {
-	struct restore r = { cur, dev, out, 0, 0, calloc(65536, 1), calloc(65536, 1) };
-	struct group *g = NULL;
-	size_t n = 0;
-	int rc = r.used && r.wanted && ag_filters_index(orig) == 0 ? make_groups(orig, cur, &g, &n)
-							     : -ENOMEM;
+	struct restore r = { .cur = cur, .dev = dev, .out = out };
+	size_t *idx = calloc(cur->n + 1, sizeof(*idx));
+	int rc = idx ? setup(&r, orig) : -ENOMEM;
 
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		r.used[g[i].cur] = 1;
-		r.wanted[g[i].want] = 1;
-	}
 	if (rc == 0)
-		rc = run_moves(&r, g, n);
+		rc = run_moves(&r, idx);
 	*lines = r.lines;
 	*moved = r.moved;
-	free(g);
-	free(r.used);
+	free(idx);
+	free(r.pref);
+	free(r.want);
+	free(r.handle);
+	free(r.want_handle);
+	free(r.at);
+	free(r.wrong);
 	free(r.wanted);
 	return rc;
 }

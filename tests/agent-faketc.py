@@ -4,7 +4,7 @@
 (tests/test-agent-cli.py), for hosts without cls_flower. It keeps one device's chain-0
 flower filters in the JSON file $FAKETC_STATE and understands exactly what the agent runs:
   tc -s -j filter show dev DEV ingress      (prints the filters as tc 6.1 does, counters in)
-  tc -batch FILE                            (filter add ... / filter del ... prio N lines)
+  tc -batch FILE                            (filter add ... / filter del ... prio N [handle H])
 An add binds its actions by index: an existing action keeps its counter (as the kernel
 does). $FAKETC_FAIL_BATCH=1 makes every batch fail (exit 2) before changing anything.
 """
@@ -98,8 +98,10 @@ def batch(st, path):
                 add(st, w)
             elif w[:2] == ["filter", "del"]:
                 pref = int(w[w.index("prio") + 1])
+                handle = int(w[w.index("handle") + 1]) if "handle" in w else None
                 before = len(st["filters"])
-                st["filters"] = [x for x in st["filters"] if x["pref"] != pref]
+                st["filters"] = [x for x in st["filters"] if x["pref"] != pref or
+                                 (handle is not None and x["handle"] != handle)]
                 if len(st["filters"]) == before:
                     raise ValueError("Error: Filter with specified priority/protocol not found.")
             else:

@@ -9,25 +9,27 @@
 
 #include "agent-test-util.h"
 
-static long find_known(const struct ag_filters *known, const char *line, unsigned prio)
+static long find_known(const struct ag_filters *known, const char *line, unsigned prio,
+		       unsigned handle)
 {
 	char buf[2 * AG_ARGS_MAX + 128], dev[32];
 
 	if (sscanf(line, "filter add dev %31s", dev) != 1)
 		return -1;
 	for (size_t i = 0; i < known->n; i++)
-		if (ag_render_add(&known->v[i], dev, (uint16_t)prio, buf, sizeof(buf)) == 0 &&
+		if (ag_render_add(&known->v[i], dev, (uint16_t)prio, handle, buf, sizeof(buf)) == 0 &&
 		    !strcmp(buf, line))
 			return (long)i;
 	return -1;
 }
 
-static int del_prio(struct ag_filters *fs, unsigned prio)
+/* Delete the filters at PRIO (HANDLE 0: all of them); -1 when none was there. */
+static int del_filters(struct ag_filters *fs, unsigned prio, unsigned handle)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < fs->n; i++)
-		if (fs->v[i].pref != prio)
+		if (fs->v[i].pref != prio || (handle && fs->v[i].handle != handle))
 			fs->v[k++] = fs->v[i];
 	if (k == fs->n)
 		return -1;
@@ -37,19 +39,23 @@ static int del_prio(struct ag_filters *fs, unsigned prio)
 
 static int apply_line(struct ag_filters *fs, const struct ag_filters *known, const char *line)
 {
-	const char *p = strstr(line, " prio ");
-	unsigned prio;
+	const char *p = strstr(line, " prio "), *h = strstr(line, " handle ");
+	unsigned prio, handle = 0;
 	long k;
 
-	if (!p || sscanf(p, " prio %u", &prio) != 1)
+	if (!p || sscanf(p, " prio %u", &prio) != 1 || (h && sscanf(h, " handle %u", &handle) != 1))
 		return -1;
 	if (!strncmp(line, "filter del ", 11))
-		return del_prio(fs, prio);
-	if (strncmp(line, "filter add ", 11) || (k = find_known(known, line, prio)) < 0)
+		return del_filters(fs, prio, handle);
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].pref == prio && fs->v[i].handle == handle)
+			return -1; /* tc: File exists */
+	if (strncmp(line, "filter add ", 11) || (k = find_known(known, line, prio, handle)) < 0)
 		return -1;
 	struct ag_filter f = known->v[k];
 
 	f.pref = (uint16_t)prio;
+	f.handle = handle;
 	return ag_filters_push(fs, &f);
 }
 

@@ -77,7 +77,7 @@ def main():
     print("model: " + read("export.how").strip() + "; " +
           " ".join(read("export.out").split()[:12]))
     walled = table("walled-before.json")
-    roce = [r for r in walled if '"dst_port": 4791' in r[3]]
+    roce = [r for r in walled if '"dst_ip": "192.168.77.2"' in r[3]]
     front = len({r[0] for r in walled if roce and r[0] < roce[0][0]})
     check(len(roce) == 1 and front >= 256,
           f"the walled table: {front} prios in front of the RoCE rule ({len(walled)} filters)")
@@ -93,10 +93,13 @@ def main():
     bw0, lat0 = figures["base", "bw"][0], figures["base", "lat"][0]
     bwa, lata = figures["agent", "bw"][0], figures["agent", "lat"][0]
     bww, latw = figures["walled", "bw"][0], figures["walled", "lat"][0]
-    check(None not in (bw0, lat0, bwa, lata, bww, latw), "every measurement has a number")
-    if None in (bw0, lat0, bwa, lata, bww, latw):
+    check(None not in (bw0, lat0, bwa, lata), "the baseline and the agent's runs have numbers")
+    if None in (bw0, lat0, bwa, lata):
         return
-    print(f"256 prios, no agent: bw {bww / bw0:.2f}x, lat {latw / lat0:.2f}x of the baseline")
+    # without the agent, runs may end in rxe completion errors (the wall): then no number
+    print("256 prios, no agent: bw " + (f"{bww / bw0:.2f}x" if bww else
+          f"no run finished ({5 - len(figures['walled', 'bw'][1])} of 5 failed)") +
+          ", lat " + (f"{latw / lat0:.2f}x" if latw else "no number") + " of the baseline")
     check(bwa >= 0.8 * bw0, f"agent running: write bw {bwa:.2f} MB/s = {bwa / bw0:.2f}x the "
           f"0-prio baseline {bw0:.2f} (>= 0.8x)")
     check(lata <= 1.25 * lat0, f"agent running: write lat {lata:.2f} us = {lata / lat0:.2f}x the "

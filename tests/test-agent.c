@@ -8,6 +8,7 @@
  * check and the metrics.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,7 +109,7 @@ static void test_render_lines(void **state)
 	(void)state;
 	parse_text(json, &fs, 0, err, sizeof(err));
 	assert_int_equal(fs.n, 2);
-	assert_int_equal(ag_render_add(&fs.v[1], "veth1", 2, line, sizeof(line)), 0);
+	assert_int_equal(ag_render_add(&fs.v[1], "veth1", 2, 1, line, sizeof(line)), 0);
 	assert_string_equal(line, "filter add dev veth1 ingress protocol ip chain 0 prio 2 handle 1 "
 			    "flower dst_mac 52:54:00:77:00:02 ip_proto udp dst_ip 192.168.77.2 "
 			    "dst_port 4791 action gact pass index 2");
@@ -313,6 +314,63 @@ static void test_overlapping_preferred_filter_stays_in_front(void **state)
 	hit = ag_check_lookup(&table, &pkt);
 	assert_true(hit >= 0);
 	assert_string_equal(table.v[hit].action_id, "gact/1"); /* still dropped */
+	opt_plan_free(plan);
+	free(batch);
+	ag_filters_free(&table);
+	ag_filters_free(&orig);
+	rig_free(&r);
+}
+
+static void restore_and_compare(struct ag_filters *orig, struct ag_filters *cur,
+				unsigned want_moved);
+
+/* Prios 2 and 4 share a mask (as the generators' shapes can, once rendered): one mask to
+ * the optimiser; when it moves they merge into one prio (new handles), and restore splits
+ * them back. */
+static void test_prios_sharing_a_mask_merge_and_split_back(void **state)
+{
+	static const char *json =
+		"[{\"protocol\":\"ip\",\"pref\":2,\"kind\":\"flower\",\"chain\":0,\"options\":{"
+		"\"handle\":1,\"keys\":{\"eth_type\":\"ipv4\",\"dst_ip\":\"10.0.0.1\"},\"actions\":"
+		"[{\"kind\":\"gact\",\"control_action\":{\"type\":\"drop\"},\"index\":1}]}},"
+		"{\"protocol\":\"ip\",\"pref\":3,\"kind\":\"flower\",\"chain\":0,\"options\":{"
+		"\"handle\":1,\"keys\":{\"eth_type\":\"ipv4\",\"dst_ip\":\"10.0.0.3\",\"ip_proto\":"
+		"\"tcp\"},\"actions\":[{\"kind\":\"gact\",\"control_action\":{\"type\":\"drop\"},"
+		"\"index\":2}]}},"
+		"{\"protocol\":\"ip\",\"pref\":4,\"kind\":\"flower\",\"chain\":0,\"options\":{"
+		"\"handle\":1,\"keys\":{\"eth_type\":\"ipv4\",\"dst_ip\":\"10.0.0.2\"},\"actions\":"
+		"[{\"kind\":\"gact\",\"control_action\":{\"type\":\"drop\"},\"index\":3}]}},"
+		"{\"protocol\":\"ip\",\"pref\":300,\"kind\":\"flower\",\"chain\":0,\"options\":{"
+		"\"handle\":1,\"keys\":{\"eth_type\":\"ipv4\",\"ip_proto\":\"udp\",\"dst_ip\":"
+		"\"192.168.77.2\",\"dst_port\":4791},\"actions\":[{\"kind\":\"gact\","
+		"\"control_action\":{\"type\":\"pass\"},\"index\":4,\"stats\":{\"packets\":9000}}]}}]";
+	struct rig r;
+	struct ag_filters orig, table = { 0 };
+	struct opt_plan *plan = NULL;
+	struct opt_plan_info info;
+	struct ag_check chk = { 0 };
+	bool seen[4] = { true, true, true, true };
+	char *batch = NULL;
+
+	(void)state;
+	rig_init(&r, 2.0);
+	rig_mirror(&r, json, &orig);
+	assert_int_equal(r.a.dev[0].m.n_prios, 4);
+	rig_plan(&r, &orig, 2, &batch, &plan);
+	opt_plan_info(plan, &info);
+	/* 3 masks to the optimiser (4 prios): 1 - 1/(1 + 2 * 3) */
+	assert_int_equal(info.masks, 3);
+	assert_true(fabs(info.degradation - 6.0 / 7.0) < 1e-9);
+	for (size_t i = 0; i < orig.n; i++)
+		assert_int_equal(ag_filters_push(&table, &orig.v[i]), 0);
+	assert_int_equal(agt_apply_batch(&table, &orig, batch), 0);
+	assert_string_equal(table.v[0].action_id, "gact/4"); /* RoCE first */
+	ag_check_tables(&orig, &table, seen, &chk);
+	assert_int_equal(chk.changed, 0);
+	assert_int_equal(table.v[1].pref, table.v[2].pref); /* 2 and 4 merged */
+	assert_int_equal(table.v[1].rule.mask.fields, table.v[2].rule.mask.fields);
+	assert_int_not_equal(table.v[1].handle, table.v[2].handle);
+	restore_and_compare(&orig, &table, 4);
 	opt_plan_free(plan);
 	free(batch);
 	ag_filters_free(&table);
@@ -539,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_control_model_applies_nothing),
 		cmocka_unit_test(test_overlapping_preferred_filter_stays_in_front),
 		cmocka_unit_test(test_restore_returns_original_order),
+		cmocka_unit_test(test_prios_sharing_a_mask_merge_and_split_back),
 		cmocka_unit_test(test_restore_breaks_a_cycle),
 		cmocka_unit_test(test_state_file_round_trip),
 		cmocka_unit_test(test_config_reads_keys_and_names_errors),
