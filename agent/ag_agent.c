@@ -76,21 +76,74 @@ static int keep_original(struct ag_agent *a, struct ag_dev *d, const struct ag_f
 	return rc < 0 ? rc : 0;
 }
 
-/* (Re)build D's mirror from FS (taken over). */
-int ag_agent_mirror(struct ag_agent *a, struct ag_dev *d, struct ag_filters *fs, uint64_t now,
-		    char *err, size_t errlen)
+static int build(struct ag_agent *a, struct ag_dev *d, struct ag_filters *fs, uint64_t now,
+		 char *err, size_t errlen)
 {
 	char dev[16];
 	int rc;
 
 	snprintf(dev, sizeof(dev), "%s", d->m.dev);
-	rc = keep_original(a, d, fs, err, errlen);
-	if (rc < 0)
-		return rc;
 	ag_mirror_free(&d->m);
 	rc = ag_mirror_build(&d->m, dev, &a->oc, fs, &d->orig, now, err, errlen);
 	snprintf(d->m.dev, sizeof(d->m.dev), "%s", dev);
 	return rc;
+}
+
+/* Prios sharing a mask become one (ag_mirror_merge_batch), checked as a plan is, so that
+ * every mask the optimiser moves owns exactly one prio; the mirror is rebuilt. */
+int ag_agent_merge(struct ag_agent *a, struct ag_dev *d, uint64_t now, char *err,
+		   size_t errlen)
+{
+	struct ag_filters after = { 0 }, fs = { 0 };
+	struct opt_table_stats st;
+	struct opt_pkt zero = { { 0 } };
+	bool *seen = calloc(d->m.cur.n + 1, sizeof(*seen));
+	char *text = NULL;
+	size_t len = 0;
+	unsigned lines = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int rc = seen && mem ? 0 : -ENOMEM;
+
+	opt_table_classify(d->m.t, &zero, NULL, NULL); /* refreshes the precedence */
+	opt_table_stats(d->m.t, &st);
+	if (rc == 0 && st.flagged_masks) {
+		snprintf(err, errlen, "%s: its prios share masks in an order no single prio per mask "
+			 "can keep (%u masks precede masks they must follow): not managed", d->m.dev,
+			 st.flagged_masks);
+		rc = -EPROTO;
+	}
+	if (rc == 0)
+		rc = ag_mirror_merge_batch(&d->m, mem, &lines, &after);
+	if (mem)
+		fclose(mem);
+	for (size_t i = 0; seen && i < d->m.cur.n; i++)
+		seen[i] = d->m.cur.v[i].packets > 0;
+	if (rc == 0)
+		fprintf(a->log, "scalacn-agent: %s: %zu prios hold %u masks: merging them (%u tc "
+			"operations)%s\n", d->m.dev, d->m.n_prios, st.masks, lines,
+			a->dry_run ? " (dry run: printed)" : "");
+	if (rc == 0 && a->dry_run)
+		fprintf(a->ops_out, "# %s: prios sharing a mask merged\n%s", d->m.dev, text);
+	else if (rc == 0 && (rc = ag_agent_batch(a, text, err, errlen)) == 0 &&
+		 (rc = ag_agent_verify(a, d, &after, seen, err, errlen)) == 0) {
+		d->st.rule_ops += lines;
+		rc = ag_agent_read(a, d->m.dev, &fs, err, errlen);
+		rc = rc ? rc : build(a, d, &fs, now, err, errlen);
+	}
+	ag_filters_free(&fs);
+	ag_filters_free(&after);
+	free(text);
+	free(seen);
+	return rc;
+}
+
+/* (Re)build D's mirror from FS (taken over). */
+int ag_agent_mirror(struct ag_agent *a, struct ag_dev *d, struct ag_filters *fs, uint64_t now,
+		    char *err, size_t errlen)
+{
+	int rc = keep_original(a, d, fs, err, errlen);
+
+	return rc < 0 ? rc : build(a, d, fs, now, err, errlen);
 }
 
 int ag_agent_start(struct ag_agent *a, uint64_t now, char *err, size_t errlen)

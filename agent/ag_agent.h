@@ -56,6 +56,15 @@ int ag_agent_read(const struct ag_agent *a, const char *dev, struct ag_filters *
 /* (Re)build D's mirror from FS (taken over), keeping its original layout up to date. */
 int ag_agent_mirror(struct ag_agent *a, struct ag_dev *d, struct ag_filters *fs, uint64_t now,
 		    char *err, size_t errlen);
+/* After a batch: tc must show EXPECT (sorted) on D, and the packets of SEEN's filters of
+ * D's mirror must keep their actions (ag_check.h). -EPROTO (ERR) otherwise. */
+int ag_agent_verify(struct ag_agent *a, struct ag_dev *d, const struct ag_filters *expect,
+		    const bool *seen, char *err, size_t errlen);
+/* D's prios that share a mask merged into one per mask (before the first plan that acts:
+ * a plan may only move masks that own one prio), verified; D's mirror rebuilt. In a dry
+ * run the lines are printed. -EPROTO (ERR) when no single prio per mask keeps the order. */
+int ag_agent_merge(struct ag_agent *a, struct ag_dev *d, uint64_t now, char *err,
+		   size_t errlen);
 /* Read every device, keep its original layout (state file), mirror it. */
 int ag_agent_start(struct ag_agent *a, uint64_t now, char *err, size_t errlen);
 /* One tick of every device at second NOW: read, feed, plan, apply (or print), check.

@@ -173,10 +173,8 @@ static int run(struct ag_agent *a, const struct args *x)
 		fprintf(stderr, "scalacn-agent: %s\n", err);
 		return 2;
 	}
-	if (ag_agent_start(a, 1, err, sizeof(err)) < 0) {
-		fprintf(stderr, "scalacn-agent: %s\n", err);
-		return 3;
-	}
+	if (ag_agent_start(a, 1, err, sizeof(err)) < 0)
+		return a->dry_run ? (fprintf(stderr, "scalacn-agent: %s\n", err), 3) : fatal(a, err);
 	return loop(a, x);
 }
 

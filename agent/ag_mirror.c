@@ -229,3 +229,66 @@ void ag_mirror_moved(struct ag_mirror *m, const struct opt_plan *plan)
 	}
 	qsort_r(m->order, m->cur.n, sizeof(*m->order), by_cur_pref, &m->cur);
 }
+
+/* Per mask id: its first prio and the largest handle there. */
+struct mask_home {
+	uint16_t pref;
+	uint32_t handle;
+};
+
+static struct mask_home *mask_homes(const struct ag_mirror *m)
+{
+	struct mask_home *home = calloc(m->cur.n + 2, sizeof(*home));
+
+	for (size_t k = 0; home && k < m->cur.n; k++) {
+		const struct ag_filter *f = &m->cur.v[m->order[k]];
+		uint32_t mask = 0;
+
+		opt_table_get_rule(m->t, f->rule.id, NULL, &mask);
+		if (!home[mask].pref)
+			home[mask].pref = f->pref;
+		if (home[mask].pref == f->pref && f->handle > home[mask].handle)
+			home[mask].handle = f->handle;
+	}
+	return home;
+}
+
+int ag_mirror_merge_batch(const struct ag_mirror *m, FILE *out, unsigned *lines,
+			  struct ag_filters *after)
+{
+	struct mask_home *home = mask_homes(m);
+	char line[2 * AG_ARGS_MAX + 128];
+	int rc = home ? 0 : -ENOMEM;
+
+	*lines = 0;
+	memset(after, 0, sizeof(*after));
+	for (size_t k = 0; rc == 0 && k < m->cur.n; k++) { /* make ... */
+		struct ag_filter f = m->cur.v[m->order[k]];
+		uint32_t mask = 0;
+
+		opt_table_get_rule(m->t, f.rule.id, NULL, &mask);
+		if (f.pref != home[mask].pref) {
+			f.pref = home[mask].pref;
+			f.handle = ++home[mask].handle;
+			rc = ag_render_add(&f, m->dev, f.pref, f.handle, line, sizeof(line)) < 0 ||
+			     fprintf(out, "%s\n", line) < 0 ? -EIO : 0;
+			++*lines;
+		}
+		if (rc == 0)
+			rc = ag_filters_push(after, &f);
+	}
+	for (size_t k = 0; rc == 0 && k < m->cur.n; k++) { /* ... before break */
+		const struct ag_filter *f = &m->cur.v[m->order[k]];
+		uint32_t mask = 0;
+
+		opt_table_get_rule(m->t, f->rule.id, NULL, &mask);
+		if (f->pref != home[mask].pref && (k == 0 || m->cur.v[m->order[k - 1]].pref != f->pref)) {
+			rc = ag_render_del(f->proto, m->dev, f->pref, line, sizeof(line)) < 0 ||
+			     fprintf(out, "%s\n", line) < 0 ? -EIO : 0;
+			++*lines;
+		}
+	}
+	free(home);
+	ag_filters_sort(after);
+	return rc;
+}

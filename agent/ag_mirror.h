@@ -39,6 +39,12 @@ int ag_mirror_build(struct ag_mirror *m, const char *dev, const struct opt_confi
 void ag_mirror_free(struct ag_mirror *m);
 /* Whether FS (as read now, sorted) is the table M mirrors: same filters at the same prios. */
 bool ag_mirror_same(const struct ag_mirror *m, const struct ag_filters *fs);
+/* Prios sharing a mask, merged into the mask's first prio (appended handles), as tc -batch
+ * lines on OUT (*LINES; 0 when every mask has one prio) and the table it leaves, *AFTER
+ * (sorted; caller frees). Right by first-match semantics when the cascade needs no mask
+ * after one it precedes (the caller checks opt_table_stats' flagged_masks). */
+int ag_mirror_merge_batch(const struct ag_mirror *m, FILE *out, unsigned *lines,
+			  struct ag_filters *after);
 /* Record FS's counter deltas (FS must be ag_mirror_same) at second NOW. */
 void ag_mirror_feed(struct ag_mirror *m, const struct ag_filters *fs, uint64_t now);
 /* Write PLAN's tc -batch lines to OUT; *LINES counts them. -ENOTSUP (ERR) for an operation

@@ -47,8 +47,8 @@ static int check_prefixes(const struct ag_mirror *m, const struct opt_plan *plan
 }
 
 /* tc shows what the plan said, and the traffic seen keeps its actions. */
-static int verify(struct ag_agent *a, struct ag_dev *d, const struct ag_filters *expect,
-		  const bool *seen, char *err, size_t errlen)
+int ag_agent_verify(struct ag_agent *a, struct ag_dev *d, const struct ag_filters *expect,
+		    const bool *seen, char *err, size_t errlen)
 {
 	struct ag_filters now;
 	struct ag_check chk = { 0 };
@@ -59,13 +59,13 @@ static int verify(struct ag_agent *a, struct ag_dev *d, const struct ag_filters 
 	for (size_t i = 0; i < now.n && rc == 0; i++)
 		if (now.n != expect->n || now.v[i].pref != expect->v[i].pref ||
 		    !ag_filter_same(&now.v[i], &expect->v[i])) {
-			snprintf(err, errlen, "%s: after the plan tc shows prio %u handle %u where the "
-				 "plan put prio %u", d->m.dev, now.v[i].pref, now.v[i].handle,
+			snprintf(err, errlen, "%s: after the batch tc shows prio %u handle %u where the "
+				 "batch put prio %u", d->m.dev, now.v[i].pref, now.v[i].handle,
 				 i < expect->n ? expect->v[i].pref : 0);
 			rc = -EPROTO;
 		}
 	if (rc == 0 && now.n != expect->n) {
-		snprintf(err, errlen, "%s: after the plan tc shows %zu filters, the plan %zu",
+		snprintf(err, errlen, "%s: after the batch tc shows %zu filters, the batch %zu",
 			 d->m.dev, now.n, expect->n);
 		rc = -EPROTO;
 	}
@@ -106,7 +106,7 @@ static int apply(struct ag_agent *a, struct ag_dev *d, struct opt_plan *plan, co
 		snprintf(err, errlen, "%s: the optimiser refused its own plan (%s)", d->m.dev,
 			 strerror(-rc));
 	if (rc == 0)
-		rc = verify(a, d, &expect, seen, err, errlen);
+		rc = ag_agent_verify(a, d, &expect, seen, err, errlen);
 	if (rc == 0) {
 		ag_mirror_moved(&d->m, plan);
 		d->st.rule_ops += lines;
@@ -176,9 +176,14 @@ static int tick_dev(struct ag_agent *a, struct ag_dev *d, uint64_t now, char *er
 	if (!borrowed)
 		ag_filters_free(&fs);
 	if (rc == 0) {
+		struct opt_table_stats st;
+
 		opt_plan_info(plan, &info);
+		opt_table_stats(d->m.t, &st);
 		d->st.degradation = info.degradation;
-		if (opt_plan_count(plan) > 0)
+		if (opt_plan_count(plan) > 0 && d->m.n_prios > st.masks)
+			rc = ag_agent_merge(a, d, now, err, errlen); /* first; the next tick plans */
+		else if (opt_plan_count(plan) > 0)
 			rc = plan_dev(a, d, plan, err, errlen);
 	}
 	opt_plan_free(plan);
