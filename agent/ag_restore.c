@@ -61,17 +61,23 @@ static int move_group(struct restore *r, const size_t *idx, size_t n, uint16_t t
 	r->at[from] -= (uint32_t)n;
 	r->wrong[from] -= (uint32_t)n;
 	r->at[to] += (uint32_t)n;
-	r->wrong[to] += to == r->want[idx[0]] ? 0 : (uint32_t)n;
+	r->wrong[to] += to == r->want[idx[0]] ? 0 : (uint32_t)n; /* placed: with its handle */
 	return rc;
 }
 
-/* The filters at prio P that want prio W (the first pending group when W is 0). */
+/* Filter I is not where it was: another prio, or its prio with another handle. */
+static bool misplaced(const struct restore *r, size_t i)
+{
+	return r->pref[i] != r->want[i] || r->handle[i] != r->want_handle[i];
+}
+
+/* The misplaced filters at prio P that want prio W. */
 static size_t group_at(const struct restore *r, size_t *idx, uint16_t p, uint16_t w)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->cur->n; i++)
-		if (r->pref[i] == p && r->pref[i] != r->want[i] && (!w || r->want[i] == w))
+		if (r->pref[i] == p && r->want[i] == w && misplaced(r, i))
 			idx[n++] = i;
 	return n;
 }
@@ -96,12 +102,12 @@ static int run_moves(struct restore *r, size_t *idx)
 		for (size_t i = 0; i < r->cur->n && rc == 0; i++) {
 			size_t n;
 
-			if (r->pref[i] == r->want[i])
+			if (!misplaced(r, i))
 				continue;
 			pending = true;
-			if (r->wrong[r->want[i]])
-				continue; /* its place still holds a filter that belongs elsewhere */
 			n = group_at(r, idx, r->pref[i], r->want[i]);
+			if (r->wrong[r->want[i]] > (r->pref[i] == r->want[i] ? n : 0))
+				continue; /* its place still holds a filter that belongs elsewhere */
 			rc = move_group(r, idx, n, r->want[i]);
 			r->moved += (unsigned)n;
 			progress = true;
@@ -110,7 +116,7 @@ static int run_moves(struct restore *r, size_t *idx)
 			uint16_t p = free_prio(r);
 			size_t i = 0;
 
-			while (r->pref[i] == r->want[i])
+			while (!misplaced(r, i))
 				i++;
 			rc = p ? move_group(r, idx, group_at(r, idx, r->pref[i], r->want[i]), p)
 			       : -ENOSPC;
@@ -142,7 +148,7 @@ static int setup(struct restore *r, struct ag_filters *orig)
 		r->want[i] = o >= 0 ? orig->v[o].pref : cur->v[i].pref;
 		r->want_handle[i] = o >= 0 ? orig->v[o].handle : cur->v[i].handle;
 		r->at[r->pref[i]]++;
-		r->wrong[r->pref[i]] += r->pref[i] != r->want[i];
+		r->wrong[r->pref[i]] += misplaced(r, i);
 		r->wanted[r->want[i]] = 1;
 	}
 	return 0;

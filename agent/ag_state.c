@@ -137,7 +137,7 @@ int ag_state_equal(const struct ag_filters *orig, struct ag_filters *cur, char *
 	for (size_t i = 0; i < orig->n; i++) {
 		long j = ag_filters_find(cur, &orig->v[i]);
 
-		if (j < 0 || cur->v[j].pref != orig->v[i].pref) {
+		if (j < 0 || cur->v[j].pref != orig->v[i].pref || cur->v[j].handle != orig->v[i].handle) {
 			snprintf(err, errlen, "prio %u handle %u is %s", orig->v[i].pref,
 				 orig->v[i].handle, j < 0 ? "missing" : "elsewhere");
 			return 0;

@@ -27,7 +27,7 @@ int ag_state_merge(struct ag_filters *orig, const struct ag_filters *cur);
  * Filters not in ORIG stay where they are. */
 int ag_state_restore_batch(struct ag_filters *orig, const struct ag_filters *cur,
 			   const char *dev, FILE *out, unsigned *lines, unsigned *moved);
-/* Whether CUR holds exactly ORIG's filters, each at its original prio; else ERR says which
+/* Whether CUR holds exactly ORIG's filters, each at its original prio and handle; else ERR says which
  * one differs. Indexes CUR. */
 int ag_state_equal(const struct ag_filters *orig, struct ag_filters *cur, char *err,
 		   size_t errlen);

@@ -432,8 +432,9 @@ static void test_restore_breaks_a_cycle(void **state)
 	parse_text(json, &cur, 0, err, sizeof(err));
 	cur.v[0].pref = 3; /* prios 2 and 3 swapped */
 	cur.v[1].pref = 2;
+	cur.v[2].handle = 7; /* prio 4 in place, but under another handle */
 	ag_filters_sort(&cur);
-	restore_and_compare(&orig, &cur, 2);
+	restore_and_compare(&orig, &cur, 3);
 	ag_filters_free(&orig);
 	ag_filters_free(&cur);
 	free(json);

@@ -6,7 +6,9 @@
 #     server.decap_masks) on the rxe pair, `scalacn fit`, `scalacn export`; then one
 #     `scalacn measure` at 256 receive-side masks under a tc wrapper on PATH that keeps the
 #     rule batch it programs (the generators' own shapes);
-#  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 5 each;
+#  2. baseline: only the RoCE rule on veth1's ingress; perftest write bw and lat, 5 each,
+#     each followed by the same run in the reverse direction (no filters on its path: how
+#     loaded the shared host was just then; the agent's runs get the same control);
 #  3. the 256 receive-side decap filters of the campaign's 256-mask point (one prio each,
 #     never matching: the traffic is not VXLAN) in front of the RoCE rule; measured again;
 #  4. scalacn-agent: a dry run, then the daemon until its plan is applied (SIGHUP reload on
@@ -20,32 +22,41 @@ AGENT="env LD_LIBRARY_PATH=/job /job/scalacn-agent"
 step() { echo "agent-job: $* ($(cut -d' ' -f1 /proc/uptime) s)"; }
 PORT=18600
 
-# one perftest run: ib_write_T (bw: 64 KiB x 200; lat: 4 KiB x 500) into FILE
+# one perftest run: ib_write_T (bw: 64 KiB x 200; lat: 4 KiB x 500) into FILE. DIR fwd:
+# rxe0 -> rxe1, the data arrives at veth1 (the managed table); rev: rxe1 -> rxe0, the data
+# arrives at veth0 (no filters): the load control, measured right after each forward run
 run1() {
 	PORT=$((PORT + 1))
-	args="-d rxe1 -x 1 -s 65536 -n 200"
-	[ $1 = lat ] && args="-d rxe1 -x 1 -s 4096 -n 500"
-	/usr/bin/ib_write_$1 $args -p $PORT > /dev/null 2>&1 &
-	srv=$!
+	srv=rxe1 cli=rxe0 addr=192.168.77.2
+	[ "$3" = rev ] && { srv=rxe0; cli=rxe1; addr=192.168.77.1; }
+	size="-s 65536 -n 200"
+	[ $1 = lat ] && size="-s 4096 -n 500"
+	/usr/bin/ib_write_$1 -d $srv -x 1 $size -p $PORT > /dev/null 2>&1 &
+	spid=$!
 	sleep 1
-	timeout 90 /usr/bin/ib_write_$1 $(echo $args | sed 's/rxe1/rxe0/') -p $PORT \
-		192.168.77.2 > "$2" 2>&1
+	timeout 90 /usr/bin/ib_write_$1 -d $cli -x 1 $size -p $PORT $addr > "$2" 2>&1
 	rc=$?
-	kill $srv 2>/dev/null; wait $srv 2>/dev/null
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
 	return $rc
 }
-# perftest LABEL: 5 write bw and 5 write lat runs into /out/LABEL-{bw,lat}-N.txt; a latency
-# run whose numbers are inf (perftest's clock estimate fails under a loaded TCG host:
-# "Correlation coefficient r^2 < 0.9") is run again, at most 3 times
+# a latency run whose numbers are inf (perftest's clock estimate fails under a loaded TCG
+# host: "Correlation coefficient r^2 < 0.9") is run again, at most 3 times
+lat1() {
+	for try in 1 2 3; do
+		run1 lat "$1" $2
+		echo "$1: exit $? (try $try)"
+		grep -q "^ 4096 .* inf " "$1" || break
+	done
+}
+# perftest LABEL [rev]: 5 write bw and 5 write lat runs into /out/LABEL-{bw,lat}-N.txt;
+# with rev, each followed by the reverse direction's run (/out/LABEL-rev-...)
 perftest() {
 	for i in 1 2 3 4 5; do
-		run1 bw /out/$1-bw-$i.txt
+		run1 bw /out/$1-bw-$i.txt fwd
 		echo "$1 bw $i: exit $?"
-		for try in 1 2 3; do
-			run1 lat /out/$1-lat-$i.txt
-			echo "$1 lat $i: exit $? (try $try)"
-			grep -q "^ 4096 .* inf " /out/$1-lat-$i.txt || break
-		done
+		[ $# -gt 1 ] && { run1 bw /out/$1-rev-bw-$i.txt rev; echo "$1 rev bw $i: exit $?"; }
+		lat1 /out/$1-lat-$i.txt fwd
+		[ $# -gt 1 ] && lat1 /out/$1-rev-lat-$i.txt rev
 	done
 }
 
@@ -103,7 +114,7 @@ $TC qdisc add dev veth1 ingress
 MAC=$(cat /sys/class/net/veth1/address)
 $TC filter add dev veth1 ingress protocol ip chain 0 prio 300 handle 1 flower dst_mac $MAC \
 	dst_ip 192.168.77.2 ip_proto udp dst_port 4791 action gact pass
-perftest base
+perftest base rev
 
 step "3 256 prios in front of the RoCE rule"
 # prio 1 is the optimiser's hyper prio: the generator's prios 1..256 become 2..257
@@ -146,7 +157,7 @@ done
 step "plan applied after $n s"
 kill -HUP $apid
 sleep 3
-perftest agent
+perftest agent rev
 cp /tmp/metrics/scalacn_agent.prom /out/agent-metrics.prom
 show optimised
 kill -TERM $apid
@@ -176,7 +187,7 @@ for p in $(awk '{ for (i = 1; i < NF; i++) if ($i == "prio") print $(i + 1) }' /
 done > /tmp/undo.batch
 $TC -batch /tmp/undo.batch || echo "undo batch failed"
 show base2-table
-perftest base2
+perftest base2 rev
 
 step "7 teardown"
 $TC qdisc del dev veth1 ingress
