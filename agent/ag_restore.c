@@ -4,8 +4,8 @@
  * ag_state.h). Filters move in groups (same prio now, same prio originally): added at the
  * original prio with their original handles, then deleted one by one where they are (make
  * before break; a prio the agent merged splits back). A group waits until its original prio
- * holds no filter that belongs elsewhere; a cycle is broken through a free prio that no
- * filter uses or wants.
+ * holds no filter that belongs elsewhere; a cycle, and a group in its own prio under other
+ * handles (which may be each other's), go through a free prio that no filter uses or wants.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -106,7 +106,14 @@ static int run_moves(struct restore *r, size_t *idx)
 				continue;
 			pending = true;
 			n = group_at(r, idx, r->pref[i], r->want[i]);
-			if (r->wrong[r->want[i]] > (r->pref[i] == r->want[i] ? n : 0))
+			if (r->pref[i] == r->want[i]) { /* its prio, other handles: via a free prio */
+				uint16_t p = free_prio(r);
+
+				rc = p ? move_group(r, idx, n, p) : -ENOSPC;
+				progress = true;
+				continue;
+			}
+			if (r->wrong[r->want[i]])
 				continue; /* its place still holds a filter that belongs elsewhere */
 			rc = move_group(r, idx, n, r->want[i]);
 			r->moved += (unsigned)n;

@@ -438,6 +438,17 @@ static void test_restore_breaks_a_cycle(void **state)
 	ag_filters_free(&orig);
 	ag_filters_free(&cur);
 	free(json);
+	/* a plan renumbered a prio's handles: 1 and 2 swapped within prio 2 */
+	json = agt_table_json(1, 2, 0);
+	parse_text(json, &orig, 0, err, sizeof(err));
+	parse_text(json, &cur, 0, err, sizeof(err));
+	cur.v[0].handle = 2;
+	cur.v[1].handle = 1;
+	ag_filters_sort(&cur);
+	restore_and_compare(&orig, &cur, 2);
+	ag_filters_free(&orig);
+	ag_filters_free(&cur);
+	free(json);
 }
 
 static void test_state_file_round_trip(void **state)
