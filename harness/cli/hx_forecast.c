@@ -4,12 +4,16 @@
  * progress line's ETA (hx_progress_forecast). A forecast, not a plan: the harness rooms
  * decide as they measure (bisection, extra repeats, what cct removes), so these are counts
  * from the plan and, once the wall search is done, from the walls it found:
- *   baseline, drift check: verbs x metrics x repeats;   criteria: criteria x repeats;
+ *   baseline: verbs x metrics x max_repeats (sequential testing measures it so);
+ *   drift check: verbs x metrics x repeats;   criteria: criteria x repeats;
  *   wall search: each scale dimension's levels per baseline, twice (bisection to the knee);
  *   analysis (cct): per baseline with W walls (before the search: every scale dimension),
  *     2 x dimensions (sensitivity both ways) + (removal orders + 2) x W points (removal,
  *     isolation and replicate per wall), times repeats (anneal: the same); brute: the full
  *     factorial of the plan's levels plus neutral per baseline, times repeats.
+ *   Once the wall search is done, the analysis and the criteria are scaled by what sequential
+ *   testing added there (its trials over the trials it would have used without extra
+ *   repeats): points the plan's repeats cannot decide get more, in every phase alike.
  * Checked against the shipped plans by the tmux test (tests/test-progress.py): within a
  * factor 2 of the time left at the half-way point of qualify-full.
  */
@@ -58,6 +62,17 @@ static unsigned long analysis_points(const struct hx_plan *p, const struct hx_ou
 	return points;
 }
 
+/* Trials per trial the plan's repeats would take, as the wall search of O measured it (1
+ * before the search, or when sequential testing added nothing). */
+static double seq_factor(const struct hx_outcome *o)
+{
+	unsigned long all = 0;
+
+	for (unsigned i = 0; o && i < o->n_walls; i++)
+		all += o->walls[i].trials;
+	return o && all > o->seq.trials ? (double)all / (double)(all - o->seq.trials) : 1.0;
+}
+
 unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcome *o,
 				 enum hx_forecast_phase phase)
 {
@@ -65,10 +80,11 @@ unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcom
 
 	switch (phase) {
 	case HX_FC_BASELINE:
+		return baselines(p) * p->max_repeats;
 	case HX_FC_DRIFT:
 		return baselines(p) * p->repeats;
 	case HX_FC_CRITERIA:
-		return (unsigned long)p->n_criteria * p->repeats;
+		return (unsigned long)(p->n_criteria * p->repeats * seq_factor(o) + 0.5);
 	case HX_FC_WALLS:
 		for (unsigned i = 0; i < p->n_dims; i++)
 			sweep += p->dims[i].scale ? p->dims[i].n_levels : 0;
@@ -82,5 +98,5 @@ unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcom
 unsigned long hx_forecast_analysis(const struct hx_plan *p, const struct hx_outcome *o,
 				   enum hx_strategy s)
 {
-	return analysis_points(p, o, s) * p->repeats;
+	return (unsigned long)(analysis_points(p, o, s) * p->repeats * seq_factor(o) + 0.5);
 }
