@@ -177,7 +177,9 @@ static void test_pool_repeats_measure_as_one_testbed(void **state)
 	struct scn_error err;
 	char path[128];
 
-	write_tb(f, "slots: 4\n");
+	/* each trial holds its slot 20 ms, so the repeats in flight need several slots (without
+	 * a delay one slot, free again at once and holding the rules, may take them all) */
+	write_tb(f, "slots: 4\ndelay_s: 0.02\n");
 	assert_int_equal(tb_pool_open(f->tb_path, NULL, &p, &err), 0);
 	for (unsigned i = 0; i < 4; i++)
 		slots[i] = tb_pool_slot(p, i);
