@@ -244,7 +244,9 @@ static void test_pool_failed_slot_taken_out_and_retried(void **state)
 	struct res_db *db;
 	char path[128];
 
-	write_tb(f, "slots: 2\n");
+	/* the healthy slots hold each trial 20 ms, so a repeat in flight must take the gone slot
+	 * (without a delay, on a loaded host, slot 0 alone could finish all 8: flaky in CI) */
+	write_tb(f, "slots: 2\ndelay_s: 0.02\n");
 	assert_int_equal(tb_pool_open(f->tb_path, NULL, &p, &err), 0);
 	slots[0] = tb_pool_slot(p, 0);
 	slots[1] = &gone;
