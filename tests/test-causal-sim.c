@@ -273,7 +273,9 @@ static unsigned oracle(const char *profile, const struct hx_plan *p, struct trut
 }
 
 /* A cause with several members: the point with the members where the cause was shown (the
- * rest at base) collapses on the profile as shipped and not with its mechanisms off. */
+ * rest at base) collapses on the profile as shipped and not with its mechanisms off, against
+ * base with the cause's context members (non-scale dimensions: small messages, say, which
+ * move the metric by themselves) at the same levels. */
 static bool interaction_explained(const struct hx_plan *p, const struct hx_cause *c)
 {
 	double thr = c->metric == GEN_METRIC_BW ? p->thresholds.bw_drop : p->thresholds.lat_rise;
@@ -281,6 +283,10 @@ static bool interaction_explained(const struct hx_plan *p, const struct hx_cause
 	struct gen_levels base, l;
 
 	hx_levels_base(p, c->verb, c->metric, &base);
+	for (unsigned k = 0; k < c->n_members; k++)
+		for (unsigned d = 0; d < p->n_dims; d++)
+			if (p->dims[d].dim == c->members[k] && !p->dims[d].scale)
+				gen_levels_set(&base, c->members[k], c->at[k], NULL);
 	l = base;
 	for (unsigned k = 0; k < c->n_members; k++)
 		gen_levels_set(&l, c->members[k], c->at[k], NULL);

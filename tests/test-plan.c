@@ -437,7 +437,7 @@ static void test_plan_examples(void **state)
 		fail_msg("%s", scn_error_format(&err, buf, sizeof(buf)));
 	assert_int_equal(p->n_verbs, 3);
 	assert_int_equal(p->n_metrics, 2);
-	assert_int_equal(p->n_dims, 10);
+	assert_int_equal(p->n_dims, 12);
 	assert_true(p->budget_hours == 12);
 	assert_int_equal(p->n_criteria, 4);
 	assert_int_equal(p->space.n_shapes, 3);

@@ -41,6 +41,9 @@ struct cct {
 	const struct hx_baseline *b;
 	struct hx_analysis *a;
 	struct scn_error *err;
+	/* context dimensions held at their level while the search runs against their own
+	 * reference point (b): never removed, named with every set found there */
+	uint32_t pinned;
 };
 
 static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
@@ -56,7 +59,7 @@ static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s
 	return rc;
 }
 
-static uint32_t nonneutral(const struct hx_plan *p, const struct gen_levels *l)
+static uint32_t plan_nonneutral(const struct hx_plan *p, const struct gen_levels *l)
 {
 	uint32_t bits = 0;
 
@@ -64,6 +67,12 @@ static uint32_t nonneutral(const struct hx_plan *p, const struct gen_levels *l)
 		if (gen_levels_get(l, p->dims[i].dim) != p->dims[i].neutral)
 			bits |= 1u << i;
 	return bits;
+}
+
+/* The dimensions of L away from neutral that the search may remove (not the pinned ones). */
+static uint32_t removable(const struct cct *x, const struct gen_levels *l)
+{
+	return plan_nonneutral(x->p, l) & ~x->pinned;
 }
 
 static void remove_bits(const struct hx_plan *p, struct gen_levels *l, uint32_t bits)
@@ -188,7 +197,7 @@ static int classify(struct cct *x, const struct gen_levels *q, struct hx_cause *
 static int minimal_set(struct cct *x, const struct gen_levels *pt, uint32_t cand,
 		       const struct hx_lsa *lsa, uint32_t *kept)
 {
-	uint32_t rest = nonneutral(x->p, pt) & ~cand, more = 0;
+	uint32_t rest = removable(x, pt) & ~cand, more = 0;
 	unsigned order[HX_PLAN_MAX_DIMS], n;
 	const struct hx_point_result *r;
 	struct gen_levels fin = *pt, all;
@@ -247,7 +256,7 @@ static int shared_members(struct cct *x, const struct gen_levels *pt, uint32_t k
 		while (*n_found < MAX_FOUND) {
 			const struct hx_point_result *r;
 			struct hx_symptom s;
-			uint32_t cand = lsa->candidates & nonneutral(x->p, &q), more = 0;
+			uint32_t cand = lsa->candidates & removable(x, &q), more = 0;
 			int rc;
 
 			if ((rc = judge(x, &q, &s, NULL, &r)) < 0)
@@ -276,7 +285,7 @@ static int discover(struct cct *x, const struct gen_levels *start, const struct 
 	while (*n_found < MAX_FOUND) {
 		const struct hx_point_result *r;
 		struct hx_symptom s;
-		uint32_t cand = lsa->candidates & nonneutral(x->p, &pt), kept = 0;
+		uint32_t cand = lsa->candidates & removable(x, &pt), kept = 0;
 		int rc = judge(x, &pt, &s, NULL, &r);
 
 		if (rc < 0)
@@ -349,15 +358,16 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 		if ((rc = judge(x, &q, &s, &undecided, &rq)) < 0)
 			return rc;
 	}
-	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & nonneutral(x->p, &q), lsa->sens,
+	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & removable(x, &q), lsa->sens,
 			    x->p->removal_orders, seed, &rem, x->err);
-	if (rc < 0 || !(c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric, found[i], &q))) {
+	if (rc < 0 || !(c = hx_analysis_add(x->a, x->p, x->b->verb, x->b->metric,
+					    found[i] | x->pinned, &q))) {
 		hx_removal_release(&rem);
 		return rc;
 	}
 	hx_ev_set(c, "orders", rem.orders); /* the evidence takes them */
 	rem.orders = NULL;
-	hx_ev_set(c, "candidates", hx_ev_dims(x->p, cands[i] & nonneutral(x->p, &q)));
+	hx_ev_set(c, "candidates", hx_ev_dims(x->p, cands[i] & removable(x, &q)));
 	c->confidence = 1.0;
 	for (unsigned d = 0; d < x->p->n_dims; d++)
 		if ((found[i] & (1u << d)) && rem.confidence[d] < c->confidence)
@@ -378,56 +388,115 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	return classify(x, &q, c);
 }
 
-/* Move every non-scale dimension at neutral to the level LSA shows to aggravate the symptom
- * significantly. Returns how many moved. */
-static unsigned aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_levels *start)
-{
-	unsigned moved = 0;
+static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes,
+		 const struct hx_point_result **r);
 
+/* Move every non-scale dimension at neutral to the level LSA shows to aggravate the symptom
+ * significantly, unless that level shows the symptom by itself (64-byte messages: that is
+ * the operating point, which a later round searches against its own reference). *MOVED:
+ * how many moved. */
+static int aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_levels *start,
+		     unsigned *moved)
+{
+	*moved = 0;
 	for (unsigned i = 0; i < x->p->n_dims; i++) {
 		const struct hx_lsa_dim *best = NULL;
 
 		for (unsigned k = 0; k < lsa->n; k++) {
 			const struct hx_lsa_dim *d = &lsa->d[k];
+			const struct hx_point_result *r;
+			bool own;
+			int rc;
 
-			if (d->dim == i && d->from == x->p->dims[i].neutral && d->candidate &&
-			    d->harm > 0 && (!best || d->harm > best->harm))
+			if (d->dim != i || d->from != x->p->dims[i].neutral || !d->candidate ||
+			    d->harm <= 0 || (best && d->harm <= best->harm))
+				continue;
+			if ((rc = alone(x, &x->p->dims[i], d->to, &own, &r)) < 0)
+				return rc;
+			if (!own)
 				best = d;
 		}
 		if (best) {
 			gen_levels_set(start, x->p->dims[i].dim, best->to, NULL);
-			moved++;
+			(*moved)++;
 		}
 	}
-	return moved;
+	return 0;
 }
 
-static int context_levels(struct cct *x, struct gen_levels *stress, bool harmless,
+static int context_levels(struct cct *x, struct gen_levels *stress, uint32_t *own,
 			  bool *present);
 static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth);
 
-/* A cause hidden behind others: once every set found from START is removed, the rest of the
- * point may need only a context (small pages, say) to show a symptom that the first causes
- * masked. Each non-scale dimension is re-probed there, and a context that is harmless by
- * itself starts a search of its own. */
+/* The search from AT judged against REF (a context's own reference point) instead of the
+ * campaign's baseline. */
+static int cct_from_ref(struct cct *x, const struct gen_levels *at, unsigned depth,
+			const struct hx_baseline *ref, uint32_t own)
+{
+	struct cct in_context = *x;
+
+	in_context.b = ref;
+	in_context.pinned |= own;
+	return cct_from(&in_context, at, depth);
+}
+
+/* The reference for the contexts OWN of AT: the baseline's point with those dimensions at
+ * AT's levels, measured with as many repeats as the baseline. */
+static int context_reference(struct cct *x, const struct gen_levels *at, uint32_t own,
+			     struct hx_baseline *ref)
+{
+	const struct hx_point_result *r;
+	struct gen_levels l;
+	int rc;
+
+	*ref = *x->b;
+	if (!own)
+		return 0;
+	hx_levels_base(x->p, x->b->verb, x->b->metric, &l);
+	for (unsigned i = 0; i < x->p->n_dims; i++)
+		if (own & (1u << i))
+			gen_levels_set(&l, x->p->dims[i].dim, gen_levels_get(at, x->p->dims[i].dim),
+				       NULL);
+	if ((rc = hx_eval_point(x->e, &l, "cct", &r, x->err)) < 0)
+		return rc;
+	if (r->n < x->b->r.n && (rc = hx_eval_extend(x->e, &l, "cct", x->b->r.n, &r, x->err)) < 0)
+		return rc;
+	ref->r = *r;
+	return 0;
+}
+
+/* Rounds of "remove what was found, look at what is left" after the first search. */
+#define CCT_MAX_ROUNDS 3
+
+/* Causes hidden behind others: once every set found from START is removed, the rest of the
+ * point may still show the symptom (a cause the first ones masked: its effect was invisible
+ * while rules fell back to software, say), and then the search starts again there; or it may
+ * need only a context (small pages, say) to show one. Each non-scale dimension at neutral is
+ * then re-probed, and a context that is harmless by itself starts a search of its own. */
 static int hidden_context(struct cct *x, const struct gen_levels *start, const uint32_t *found,
 			  unsigned n_found, unsigned depth)
 {
 	const struct hx_point_result *r;
 	struct gen_levels rest = *start;
+	struct hx_baseline ref;
 	struct hx_symptom s;
+	uint32_t own = 0;
 	bool present;
 	int rc;
 
-	if (depth > 0 || !n_found)
+	if (depth + 1 >= CCT_MAX_ROUNDS || !n_found)
 		return 0;
 	for (unsigned i = 0; i < n_found; i++)
 		remove_bits(x->p, &rest, found[i]);
-	if ((rc = judge(x, &rest, &s, NULL, &r)) < 0 || s.present || s.undecided)
+	if ((rc = judge(x, &rest, &s, NULL, &r)) < 0 || s.undecided)
 		return rc;
-	if ((rc = context_levels(x, &rest, true, &present)) < 0 || !present)
+	if (s.present)
+		return cct_from(x, &rest, depth + 1);
+	if ((rc = context_levels(x, &rest, &own, &present)) < 0 || !present)
 		return rc;
-	return cct_from(x, &rest, depth + 1);
+	if ((rc = context_reference(x, &rest, own, &ref)) < 0)
+		return rc;
+	return cct_from_ref(x, &rest, depth + 1, &ref, own);
 }
 
 static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
@@ -437,7 +506,7 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	struct gen_levels start = *at;
 	struct hx_symptom s;
 	struct hx_lsa lsa;
-	unsigned n_found;
+	unsigned n_found, moved;
 	bool undecided;
 	int rc = judge(x, &start, &s, &undecided, &r);
 
@@ -451,7 +520,9 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	}
 	if ((rc = hx_lsa_run(x->e, x->p, &x->b->r, &start, &lsa, x->err)) < 0)
 		return rc;
-	if (aggravate(x, &lsa, &start) &&
+	if ((rc = aggravate(x, &lsa, &start, &moved)) < 0)
+		return rc;
+	if (moved &&
 	    (rc = hx_lsa_run(x->e, x->p, &x->b->r, &start, &lsa, x->err)) < 0)
 		return rc;
 	note_undecided(x, &lsa);
@@ -464,32 +535,62 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	return rc;
 }
 
-/* Whether dimension D at LEVEL shows the symptom by itself (everything else neutral): then
- * it is a symptom of its own, not a context. */
-static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes)
+/* Whether dimension D at LEVEL shows the symptom by itself (everything else neutral); R is
+ * that point, the context's own reference (small messages move the operating point itself). */
+static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes,
+		 const struct hx_point_result **r)
 {
-	const struct hx_point_result *r;
 	struct gen_levels l;
 	struct hx_symptom s;
 	int rc;
 
 	hx_levels_base(x->p, x->b->verb, x->b->metric, &l);
 	gen_levels_set(&l, d->dim, level, NULL);
-	rc = judge(x, &l, &s, NULL, &r);
+	rc = judge(x, &l, &s, NULL, r);
+	if (rc == 0 && (*r)->n < x->b->r.n)
+		rc = hx_eval_extend(x->e, &l, "cct", x->b->r.n, r, x->err);
 	*yes = rc == 0 && (s.present || s.undecided);
+	return rc;
+}
+
+/* One context level of the stress point: the point with it, judged against the baseline,
+ * or, when the level alone moves the metric (it is no harmless context then), against its
+ * own reference REF: a symptom that the level's point shows beyond what the level does by
+ * itself. DEGR: the degradation against whichever reference judged it. */
+static int judge_context(struct cct *x, const struct hx_plan_dim *d, double level,
+			 const struct gen_levels *at, bool *own, bool *present, double *degr)
+{
+	const struct hx_point_result *r, *own_r;
+	struct hx_symptom s;
+	int rc;
+
+	*own = false;
+	if ((rc = judge(x, at, &s, NULL, &r)) < 0)
+		return rc;
+	*present = s.present;
+	*degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
+	if (!s.present)
+		return 0;
+	if ((rc = alone(x, d, level, own, &own_r)) < 0 || !*own)
+		return rc;
+	rc = hx_eval_judge(x->e, x->p, own_r, at, "cct", &r, &s, x->err);
+	*present = rc == 0 && s.present;
+	*degr = hx_causal_degradation(x->b->metric, own_r, r);
 	return rc;
 }
 
 /* The stress point shows nothing: try each non-scale dimension (at neutral) at the other
  * levels of its axis; keep the level that makes the point symptomatic with the highest
  * degradation (a context such as small pages that a scale dimension needs to collapse).
- * With HARMLESS, a level that shows the symptom by itself is no context. */
-static int context_levels(struct cct *x, struct gen_levels *stress, bool harmless,
+ * A level that moves the metric by itself is judged against its own reference point and is
+ * set in OWN (the search from there needs that reference). */
+static int context_levels(struct cct *x, struct gen_levels *stress, uint32_t *own,
 			  bool *present)
 {
 	double axis[HX_PLAN_MAX_LEVELS + 1];
 
 	*present = false;
+	*own = 0;
 	for (unsigned i = 0; i < x->p->n_dims; i++) {
 		const struct hx_plan_dim *d = &x->p->dims[i];
 		unsigned n = hx_causal_axis(d, axis);
@@ -498,28 +599,19 @@ static int context_levels(struct cct *x, struct gen_levels *stress, bool harmles
 		if (d->scale || gen_levels_get(stress, d->dim) != d->neutral)
 			continue;
 		for (unsigned k = 0; k < n; k++) {
-			const struct hx_point_result *r;
 			struct gen_levels l = *stress;
-			struct hx_symptom s;
+			bool sym, by_itself;
 			double degr;
 			int rc;
 
 			if (axis[k] == d->neutral || gen_levels_set(&l, d->dim, axis[k], NULL) < 0)
 				continue;
-			if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
+			if ((rc = judge_context(x, d, axis[k], &l, &by_itself, &sym, &degr)) < 0)
 				return rc;
-			degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
-			if (s.present && degr > worst && harmless) {
-				bool own;
-
-				if ((rc = alone(x, d, axis[k], &own)) < 0)
-					return rc;
-				if (own)
-					continue;
-			}
-			if (s.present && degr > worst) {
+			if (sym && degr > worst) {
 				worst = degr;
 				best = axis[k];
+				*own = by_itself ? *own | (1u << i) : *own & ~(1u << i);
 			}
 		}
 		if (best != d->neutral) {
@@ -535,6 +627,7 @@ static int cct_baseline(struct cct *x)
 	const struct hx_point_result *r;
 	struct gen_levels stress;
 	struct hx_symptom s;
+	uint32_t own;
 	bool undecided;
 	int rc;
 
@@ -543,8 +636,16 @@ static int cct_baseline(struct cct *x)
 		gen_levels_set(&stress, x->p->dims[i].dim, hx_causal_extreme(&x->p->dims[i]), NULL);
 	if ((rc = judge(x, &stress, &s, &undecided, &r)) < 0)
 		return rc;
-	if (!s.present && (rc = context_levels(x, &stress, false, &s.present)) < 0)
-		return rc;
+	if (!s.present) {
+		struct hx_baseline ref;
+
+		if ((rc = context_levels(x, &stress, &own, &s.present)) < 0)
+			return rc;
+		if (s.present && (rc = context_reference(x, &stress, own, &ref)) < 0)
+			return rc;
+		if (s.present)
+			return cct_from_ref(x, &stress, 0, &ref, own);
+	}
 	if (s.present)
 		return cct_from(x, &stress, 0);
 	if (undecided)

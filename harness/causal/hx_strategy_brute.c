@@ -7,6 +7,10 @@
  * has a support that is a strict subset of it. A member's wall is the lowest level (farthest
  * from neutral: the nearest) at which a point of that support is symptomatic.
  *
+ * A point is judged against the baseline, or, when its context (its non-scale dimensions:
+ * small messages, say) moves the metric by itself, against the point with only that context
+ * (as cct judges a context that is not harmless), so a context alone is never a cause.
+ *
  * Rule-shaping dimensions (masks, flows, subnets, encap contexts) vary slowest and the
  * baselines fastest, so the testbed re-programs rules only when they change. Factorials over
  * HX_BRUTE_MAX_POINTS points per baseline are refused (config error): shrink the plan.
@@ -27,6 +31,7 @@ struct support {
 	double wall[HX_PLAN_MAX_DIMS];  /* nearest-to-neutral symptomatic level per dim */
 	double worst;                   /* highest degradation seen */
 	const struct hx_point_result *r; /* the worst point (memo-owned) */
+	const struct hx_point_result *ref; /* what it was judged against (memo-owned or base) */
 	struct gen_levels at;
 };
 
@@ -46,7 +51,7 @@ static bool shapes_rules(const struct gen_dimension *d)
 }
 
 static int record(struct brute *bf, unsigned b, const struct gen_levels *l, uint32_t bits,
-		  const struct hx_point_result *r, double degr)
+		  const struct hx_point_result *r, const struct hx_point_result *ref, double degr)
 {
 	struct support *s = NULL;
 
@@ -82,6 +87,7 @@ static int record(struct brute *bf, unsigned b, const struct gen_levels *l, uint
 	if (degr > s->worst) {
 		s->worst = degr;
 		s->r = r;
+		s->ref = ref;
 		s->at = *l;
 	}
 	return 0;
@@ -129,14 +135,49 @@ static void emit(struct brute *bf, const struct hx_outcome *o, unsigned b, struc
 				m++;
 			}
 		c->confidence = 1.0;
-		hx_causal_judge(bf->p, base->metric, &base->r, s->r, &sym, &c->undecided);
+		hx_causal_judge(bf->p, base->metric, s->ref, s->r, &sym, &c->undecided);
 		snprintf(c->kind, sizeof(c->kind), "%s", sym.kind);
 		snprintf(c->class_, sizeof(c->class_), "%s", hx_symptom_class(&sym, c->members[0]));
-		hx_cause_effect(base->metric, s->r, &base->r, c);
+		hx_cause_effect(base->metric, s->r, s->ref, c);
 		hx_cause_add_ids(c, s->r);
-		hx_cause_add_ids(c, &base->r);
-		hx_ev_found(c, bf->p, "brute", &s->at, s->r, &base->r);
+		hx_cause_add_ids(c, s->ref);
+		hx_ev_found(c, bf->p, "brute", &s->at, s->r, s->ref);
 	}
+}
+
+/* What point L is judged against: BASE, or the point with only L's context when that context
+ * is symptomatic by itself (then measured with as many repeats as BASE). */
+static int reference(struct brute *bf, struct hx_eval *e, const struct hx_baseline *base,
+		     const struct gen_levels *l, const struct hx_point_result **ref,
+		     struct scn_error *err)
+{
+	const struct hx_point_result *r;
+	struct gen_levels c;
+	struct hx_symptom s;
+	bool context = false;
+	int rc;
+
+	*ref = &base->r;
+	hx_levels_base(bf->p, base->verb, base->metric, &c);
+	for (unsigned i = 0; i < bf->p->n_dims; i++) {
+		const struct hx_plan_dim *d = &bf->p->dims[i];
+		double lv = gen_levels_get(l, d->dim);
+
+		if (!d->scale && lv != d->neutral) {
+			gen_levels_set(&c, d->dim, lv, NULL);
+			context = true;
+		}
+	}
+	if (!context)
+		return 0;
+	if ((rc = hx_eval_judge(e, bf->p, &base->r, &c, "brute", &r, &s, err)) < 0)
+		return rc;
+	if (!s.present && !s.undecided)
+		return 0;
+	if (r->n < base->r.n && (rc = hx_eval_extend(e, &c, "brute", base->r.n, &r, err)) < 0)
+		return rc;
+	*ref = r;
+	return 0;
 }
 
 static int visit(struct brute *bf, struct hx_eval *e, const struct hx_outcome *o,
@@ -144,7 +185,7 @@ static int visit(struct brute *bf, struct hx_eval *e, const struct hx_outcome *o
 {
 	for (unsigned b = 0; b < o->n_baselines; b++) {
 		const struct hx_baseline *base = &o->baselines[b];
-		const struct hx_point_result *r;
+		const struct hx_point_result *r, *ref;
 		struct gen_levels l;
 		struct hx_symptom s;
 		uint32_t bits = 0;
@@ -161,11 +202,13 @@ static int visit(struct brute *bf, struct hx_eval *e, const struct hx_outcome *o
 		}
 		/* judged as cct judges (sequential testing included), so that the reference
 		 * does not lose a symptom to one outlier among a point's repeats */
-		rc = hx_eval_judge(e, bf->p, &base->r, &l, "brute", &r, &s, err);
+		if ((rc = reference(bf, e, base, &l, &ref, err)) < 0)
+			return rc;
+		rc = hx_eval_judge(e, bf->p, ref, &l, "brute", &r, &s, err);
 		if (rc < 0)
 			return rc;
 		if (s.present &&
-		    record(bf, b, &l, bits, r, hx_causal_degradation(base->metric, &base->r, r)) < 0)
+		    record(bf, b, &l, bits, r, ref, hx_causal_degradation(base->metric, ref, r)) < 0)
 			return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "brute: out of memory");
 	}
 	return 0;
