@@ -11,6 +11,9 @@
  *     2 x dimensions (sensitivity both ways) + (removal orders + 2) x W points (removal,
  *     isolation and replicate per wall), times repeats (anneal: the same); brute: the full
  *     factorial of the plan's levels plus neutral per baseline, times repeats.
+ *   model phase (plan `model:`): per baseline with walls, min(model_inputs, W) inputs of
+ *     model_levels + 2 levels each (the spread and the plan levels beside a wall), every
+ *     combination, times repeats; the phase itself announces its exact count when it starts.
  *   Once the wall search is done, the analysis and the criteria are scaled by what sequential
  *   testing added there (its trials over the trials it would have used without extra
  *   repeats): points the plan's repeats cannot decide get more, in every phase alike.
@@ -73,6 +76,25 @@ static double seq_factor(const struct hx_outcome *o)
 	return o && all > o->seq.trials ? (double)all / (double)(all - o->seq.trials) : 1.0;
 }
 
+static unsigned long model_trials(const struct hx_plan *p, const struct hx_outcome *o)
+{
+	unsigned long trials = 0;
+
+	if (!p->model_levels)
+		return 0;
+	for (unsigned vi = 0; vi < p->n_verbs; vi++)
+		for (unsigned mi = 0; mi < p->n_metrics; mi++) {
+			unsigned w = walls_of(p, o, p->verbs[vi], p->metrics[mi]);
+			unsigned k = w < p->model_inputs ? w : p->model_inputs;
+			unsigned long points = 1;
+
+			for (unsigned i = 0; i < k; i++)
+				points *= p->model_levels + 2UL;
+			trials += k ? points * p->repeats : 0;
+		}
+	return trials;
+}
+
 unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcome *o,
 				 enum hx_forecast_phase phase)
 {
@@ -91,6 +113,8 @@ unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcom
 		return 2 * sweep * baselines(p) * p->repeats;
 	case HX_FC_ANALYSIS:
 		return hx_forecast_analysis(p, o, p->strategy);
+	case HX_FC_MODEL:
+		return model_trials(p, o);
 	}
 	return 0;
 }

@@ -31,7 +31,7 @@ int hx_campaign_run(const struct hx_run_opts *o);
 /* The trials phase PHASE of a run of P is expected to take (hx_forecast.c): from the plan,
  * and from the walls of O once the wall search is done (O NULL before). For the ETA. */
 enum hx_forecast_phase { HX_FC_BASELINE, HX_FC_WALLS, HX_FC_DRIFT, HX_FC_CRITERIA,
-			 HX_FC_ANALYSIS };
+			 HX_FC_ANALYSIS, HX_FC_MODEL };
 unsigned long hx_forecast_trials(const struct hx_plan *p, const struct hx_outcome *o,
 				 enum hx_forecast_phase phase);
 /* The analysis by strategy S (compare runs all three). */

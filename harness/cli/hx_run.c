@@ -155,7 +155,7 @@ static void charge_phase(struct campaign_env *e, enum hx_junit_phase slot, doubl
 /* The phases of a run, in order, as the forecast names them (hx_forecast.c). */
 static const enum hx_forecast_phase run_sequence[] = {
 	HX_FC_BASELINE, HX_FC_WALLS, HX_FC_DRIFT, HX_FC_CRITERIA, HX_FC_DRIFT, HX_FC_ANALYSIS,
-	HX_FC_DRIFT,
+	HX_FC_DRIFT, HX_FC_MODEL,
 };
 #define RUN_STEPS (sizeof(run_sequence) / sizeof(run_sequence[0]))
 
@@ -273,6 +273,8 @@ static int store_and_model(struct campaign_env *e, int rc, struct scn_error *err
 		r = store_criteria(e, err);
 	if (r == 0)
 		r = hx_analysis_store(e->db, e->runner.campaign, e->outcome.analysis, err);
+	/* the model phase announces its exact count when it starts: no forecast to outbid it */
+	hx_progress_forecast(&e->progress, 0, 0);
 	if (r == 0 && rc == 0)
 		r = hx_phase_model(&e->runner, e->plan, &e->outcome, err);
 	return r ? r : rc;
