@@ -42,8 +42,10 @@ struct cct {
 	struct hx_analysis *a;
 	struct scn_error *err;
 	/* context dimensions held at their level while the search runs against their own
-	 * reference point (b): never removed, named with every set found there */
+	 * reference point (b, measured at base_at): never removed, named with every set found
+	 * there */
 	uint32_t pinned;
+	struct gen_levels base_at;
 };
 
 static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
@@ -437,11 +439,16 @@ static int cct_from_ref(struct cct *x, const struct gen_levels *at, unsigned dep
 
 	in_context.b = ref;
 	in_context.pinned |= own;
+	for (unsigned i = 0; i < x->p->n_dims; i++)
+		if (own & (1u << i))
+			gen_levels_set(&in_context.base_at, x->p->dims[i].dim,
+				       gen_levels_get(at, x->p->dims[i].dim), NULL);
 	return cct_from(&in_context, at, depth);
 }
 
-/* The reference for the contexts OWN of AT: the baseline's point with those dimensions at
- * AT's levels, measured with as many repeats as the baseline. */
+/* The reference for the contexts OWN of AT: the reference point now (the baseline's, or an
+ * outer context's) with those dimensions at AT's levels, measured with as many repeats as
+ * the baseline. */
 static int context_reference(struct cct *x, const struct gen_levels *at, uint32_t own,
 			     struct hx_baseline *ref)
 {
@@ -452,7 +459,7 @@ static int context_reference(struct cct *x, const struct gen_levels *at, uint32_
 	*ref = *x->b;
 	if (!own)
 		return 0;
-	hx_levels_base(x->p, x->b->verb, x->b->metric, &l);
+	l = x->base_at;
 	for (unsigned i = 0; i < x->p->n_dims; i++)
 		if (own & (1u << i))
 			gen_levels_set(&l, x->p->dims[i].dim, gen_levels_get(at, x->p->dims[i].dim),
@@ -535,8 +542,9 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	return rc;
 }
 
-/* Whether dimension D at LEVEL shows the symptom by itself (everything else neutral); R is
- * that point, the context's own reference (small messages move the operating point itself). */
+/* Whether dimension D at LEVEL shows the symptom by itself (everything else at the reference
+ * point: neutral, or a context held); R is that point, the context's own reference (small
+ * messages move the operating point itself). */
 static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes,
 		 const struct hx_point_result **r)
 {
@@ -544,7 +552,7 @@ static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool 
 	struct hx_symptom s;
 	int rc;
 
-	hx_levels_base(x->p, x->b->verb, x->b->metric, &l);
+	l = x->base_at;
 	gen_levels_set(&l, d->dim, level, NULL);
 	rc = judge(x, &l, &s, NULL, r);
 	if (rc == 0 && (*r)->n < x->b->r.n)
@@ -673,6 +681,7 @@ int hx_causal_cct(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
 		x.b = &o->baselines[b];
+		hx_levels_base(p, x.b->verb, x.b->metric, &x.base_at);
 		rc = cct_baseline(&x);
 	}
 	return rc;
