@@ -398,12 +398,17 @@ double hx_level_number(const char *text)
 }
 
 /* Fill D from the N records R of the winning setting of group G (reordered here): one data
- * point per distinct (x, y), the mean over its layouts of each layout's median trial. */
+ * point per distinct (x, y), the mean over its layouts of each layout's median trial. When
+ * some points were measured over several rule layouts, a point of one layout (another
+ * phase's: one draw of where the hot flows land, not their mean) is left out (n_other). */
 static int fill_data(const struct collect *k, struct hx_fit_data *d, const struct grp *g,
 		     struct rec *r, size_t n)
 {
 	const char *sep = strchr(r[0].sig, '\x1f');
+	bool layered = false;
 
+	for (size_t i = 0; i < n && !layered; i++)
+		layered = r[i].layout > 0;
 	memset(d, 0, sizeof(*d));
 	snprintf(d->inputs, sizeof(d->inputs), "%s%s%s", k->input[0], k->input[1][0] ? "," : "",
 		 k->input[1]);
@@ -423,8 +428,15 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 	qsort(r, n, sizeof(*r), cmp_xyv);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && r[j].x == r[i].x && r[j].y == r[i].y; j++)
-			if (r[j].campaign > d->campaign)
-				d->campaign = r[j].campaign;
+			;
+		if (layered && r[j - 1].layout == 0) { /* one layout among points of several */
+			d->n_trials -= j - i;
+			d->n_other += j - i;
+			continue;
+		}
+		for (size_t t = i; t < j; t++)
+			if (r[t].campaign > d->campaign)
+				d->campaign = r[t].campaign;
 		d->x[d->n][0] = r[i].x;
 		d->x[d->n][1] = r[i].y;
 		d->y[d->n] = point_value(r + i, j - i);
