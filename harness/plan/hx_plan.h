@@ -29,6 +29,8 @@
 #include "topology/topo_enum.h"
 #include <stddef.h>
 
+#define HX_MAX_LAYOUTS 64 /* model phase: most rule layouts per point (gen_layout.c) */
+
 #define HX_PLAN_MAX_DIMS 32
 #define HX_PLAN_MAX_LEVELS 64
 #define HX_PLAN_MAX_CRITERIA 32
@@ -109,7 +111,6 @@ struct hx_plan {
 	unsigned model_levels;    /* model phase: levels per causal input (0 = no model phase) */
 	unsigned model_inputs;    /* causal dimensions per model, 1..2 */
 	unsigned model_layouts;   /* most rule layouts per model point, 1..HX_MAX_LAYOUTS */
-#define HX_MAX_LAYOUTS 64
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };
 
