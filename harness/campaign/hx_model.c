@@ -15,10 +15,10 @@
  * under skewed traffic it moves the response far more than the noise, so one layout cannot
  * tell a model's inputs apart from where the hot flows happen to land. Each design point is
  * measured over layouts 0, 1, 2, ... (spread evenly: a systematic sample), each with
- * min(repeats, 3) trials: 4 layouts, then doubling up to plan.model_layouts while the
- * standard error of their mean (sd / sqrt(L), each layout's median as one value) is above
- * MODEL_LAYOUT_SE of the mean. A point the layout does not move stops at 4; `fit` takes the
- * mean over layouts of each layout's median (hx_fit.c).
+ * one trial (the plan's repeats when model.layouts is 1): 4 layouts, then doubling up to
+ * plan.model_layouts while the standard error of their robust mean (each layout's value as
+ * one) is above MODEL_LAYOUT_SE of it. A point the layout does not move stops at 4; `fit`
+ * takes the robust mean over layouts of each layout's median (hx_fit.c).
  */
 #include <errno.h>
 #include <math.h>
