@@ -131,8 +131,8 @@ static void model_db(const struct ctx *c, const char *name, const char *testbed,
 }
 
 /* Models: CX-6's predictions at CX-7's measured points (8: the model phase's, over rule
- * layouts) leave CX-7's interval (exit 1); the
- * same campaign twice predicts the same (exit 0). */
+ * layouts) leave CX-7's interval (exit 1); the same campaign twice predicts the same
+ * (exit 0). */
 static void test_models(void **state)
 {
 	struct ctx *c = *state;
