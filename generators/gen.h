@@ -51,6 +51,10 @@ struct gen_levels {
 	enum gen_metric metric;  /* bw (bandwidth test) or lat (latency test) */
 	uint32_t iterations;     /* perftest -n; 0 = use duration */
 	double duration_s;       /* perftest -D */
+	/* Which of the point's rule layouts (gen_layout.c): 0 = the seed's flow order, k > 0
+	 * that order rotated by gen_layout_shift (not a dimension: a replicate of the point,
+	 * part of its key when not 0). Shapes the rules only, never the traffic. */
+	uint32_t layout;
 };
 
 /* The neutral point: every component removed or at its least demanding level. */
@@ -163,6 +167,13 @@ int gen_levels_set(struct gen_levels *l, const struct gen_dimension *d, double l
 double gen_levels_get(const struct gen_levels *l, const struct gen_dimension *d);
 /* Parse "name=value" (value may be a categorical name, "8K", "2M") and apply it. */
 int gen_levels_assign(struct gen_levels *l, const char *assignment, struct scn_error *err);
+
+/* ---- Rule layouts (gen_layout.c) -------------------------------------------------------- */
+/* The k-th point of the base-2 van der Corput sequence in [0, 1): 0, 1/2, 1/4, 3/4, 1/8, ... */
+double gen_layout_point(uint32_t layout);
+/* How many places layout LAYOUT moves each flow of a side with FLOWS flows along the
+ * shape-major order of its places: gen_layout_point(LAYOUT) * FLOWS (0 for layout 0). */
+uint32_t gen_layout_shift(uint32_t layout, uint32_t flows);
 
 /* ---- Experimental designs --------------------------------------------------------------- */
 

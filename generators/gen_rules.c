@@ -10,7 +10,7 @@
  *
  * Rules per host and direction (h, d) with m = masks[h][d] > 0: one rule per flow; flows are
  * permuted by a seeded shuffle of their own (so changing one side's masks leaves the other
- * sides alone) and the j-th flow of the permutation gets shape j % m of the direction's
+ * sides alone), moved along by the point's layout (gen_layout.c; layout 0: as drawn), and the j-th flow of the permutation gets shape j % m of the direction's
  * family (gen_shapes.h): each of the m shapes holds at least one rule, so the side has exactly
  * m distinct masks. Shape i is its own group at priority GEN_PRIO_ENCAP/DECAP + i. A rule's
  * values are its flow's packet (gen_flow_packet) on the shape's fields; every shape tells the
@@ -202,9 +202,23 @@ static void rule_actions(const struct gen_rules_priv *p, enum gen_host h, enum g
 	}
 }
 
+/* Place of slot I in the shape-major order of F places over M shapes (shape s holds places
+ * s, s + m, s + 2m, ...: its rules go in together): slot I is shape s's r-th place. */
+static uint32_t slot_place(uint32_t i, uint32_t F, uint32_t m)
+{
+	uint32_t q = F / m, big = F % m; /* the first BIG shapes hold q + 1 places */
+	uint32_t s = i < big * (q + 1) ? i / (q + 1) : big + (i - big * (q + 1)) / q;
+	uint32_t r = i - (s < big ? s * (q + 1) : big * (q + 1) + (s - big) * q);
+
+	return s + r * m;
+}
+
 /* Seeded permutation of the flows for side (h, d): its own stream, so that changing one
- * side's masks leaves the other sides' rules as they were. */
-static void side_perm(uint32_t F, enum gen_host h, enum gen_dir d, uint64_t seed, uint32_t *perm)
+ * side's masks leaves the other sides' rules as they were. Layout SHIFT > 0 (gen_layout.c)
+ * then moves the flow of each slot of the shape-major order SHIFT slots on (cyclic), into
+ * the scratch TMP (F entries). */
+static void side_perm(uint32_t F, uint32_t m, enum gen_host h, enum gen_dir d, uint64_t seed,
+		      uint32_t shift, uint32_t *perm, uint32_t *tmp)
 {
 	struct gen_rng rng;
 
@@ -217,6 +231,11 @@ static void side_perm(uint32_t F, enum gen_host h, enum gen_dir d, uint64_t seed
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
+	if (shift % F == 0)
+		return;
+	for (uint32_t i = 0; i < F; i++)
+		tmp[slot_place((i + shift) % F, F, m)] = perm[slot_place(i, F, m)];
+	memcpy(perm, tmp, sizeof(*perm) * F);
 }
 
 /* Rule of the j-th flow of side (h, d)'s permutation; its shape M is shape j % m.
@@ -247,7 +266,7 @@ static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, uint32_t 
  * in topology, adding to the group just used is cheap. */
 static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
-		     uint64_t seed, uint32_t *perm[GEN_DIRS])
+		     uint64_t seed, uint32_t *perm[GEN_DIRS + 1])
 {
 	uint32_t F = p->pub.flows;
 	int rc = 0;
@@ -260,7 +279,9 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 			if (F == 0 || m == 0)
 				continue;
 			if (pass == 0)
-				side_perm(F, h, (enum gen_dir)d, seed, perm[d]);
+				side_perm(F, m, h, (enum gen_dir)d, seed,
+					  gen_layout_shift(l->layout, F), perm[d],
+					  perm[GEN_DIRS]);
 			for (uint32_t s = 0; rc == 0 && s < m; s++) {
 				struct topo_mask mask;
 
@@ -298,14 +319,15 @@ static int fill_host(struct gen_rules_priv *v, struct topo_ruleset *rs,
 		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
 		     uint64_t seed)
 {
-	uint32_t *perm = malloc(sizeof(*perm) * 2 * (l->flows ? l->flows : 1));
-	uint32_t *perms[GEN_DIRS];
+	uint32_t *perm = malloc(sizeof(*perm) * 3 * (l->flows ? l->flows : 1));
+	uint32_t *perms[GEN_DIRS + 1]; /* encap, decap, and the layout's scratch */
 	int rc;
 
 	if (!perm)
 		return -ENOMEM;
 	perms[GEN_ENCAP] = perm;
 	perms[GEN_DECAP] = perm + l->flows;
+	perms[GEN_DIRS] = perm + 2 * l->flows;
 	rc = topo_ruleset_reserve(rs, host_rules(l, h));
 	if (rc == 0)
 		rc = add_ports(rs, h, v->pub.subnets, v->per_subnet);

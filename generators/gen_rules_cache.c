@@ -24,7 +24,7 @@ struct part_key {
 	uint32_t kind, host;
 	uint32_t flows, subnets, encap_contexts;
 	uint32_t masks[GEN_DIRS];
-	uint32_t zero;         /* no padding: keys are compared and hashed as bytes */
+	uint32_t layout;       /* hosts only; no padding: keys are compared as bytes */
 	uint64_t seed;
 };
 
@@ -80,6 +80,7 @@ static void key_of(struct part_key *k, const struct gen_levels *l, uint64_t seed
 	k->seed = seed;
 	if (kind == PART_HOST) {
 		k->host = h;
+		k->layout = l->layout;
 		memcpy(k->masks, l->masks[h], sizeof(k->masks));
 	}
 }

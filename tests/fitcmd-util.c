@@ -72,15 +72,22 @@ int64_t add_campaign(struct fx *f, const char *rnic, const char *fw)
 
 void put_trial(struct fx *f, int64_t camp, const struct trial_spec *s)
 {
-	char levels[512], pkey[64];
+	put_trial_layout(f, camp, s, 0);
+}
+
+void put_trial_layout(struct fx *f, int64_t camp, const struct trial_spec *s, unsigned lay)
+{
+	char levels[512], pkey[64], layout[32] = "";
 	struct res_trial t;
 	int64_t point;
 
+	if (lay) /* as hx_point_json writes it: only when not 0 */
+		snprintf(layout, sizeof(layout), "\"layout\":%u,", lay);
 	snprintf(levels, sizeof(levels),
 		 "{\"client.encap_masks\":%u,\"client.decap_masks\":%u,\"server.encap_masks\":%u,"
 		 "\"server.decap_masks\":%u,\"flows\":%u,\"msg_size\":%u,\"qps\":1,"
-		 "\"verb\":\"%s\",\"metric\":\"%s\"}", s->cen, s->cde, s->sen, s->sde, s->flows,
-		 s->msg_size, s->verb, s->metric);
+		 "\"verb\":\"%s\",%s\"metric\":\"%s\"}", s->cen, s->cde, s->sen, s->sde, s->flows,
+		 s->msg_size, s->verb, layout, s->metric);
 	snprintf(pkey, sizeof(pkey), "%016" PRIx64, gen_hash64(levels, strlen(levels), 7));
 	assert_int_equal(res_point_upsert(f->db, camp, pkey, levels, "", "test", &point, &f->err), 0);
 	memset(&t, 0, sizeof(t));

@@ -33,6 +33,8 @@ struct trial_spec {
 	double value;
 };
 void put_trial(struct fx *f, int64_t camp, const struct trial_spec *s);
+/* put_trial of rule layout LAYOUT of the point ("layout":LAYOUT in its levels unless 0). */
+void put_trial_layout(struct fx *f, int64_t camp, const struct trial_spec *s, unsigned layout);
 
 /* The synthetic grid: x (client masks) x y (server masks). */
 #define NX 5

@@ -174,6 +174,29 @@ static void test_fitcmd_collect_rules(void **state)
 	assert_true(d->x[1][0] == 2 && d->x[1][1] == 1 && d->y[1] == 6);
 	assert_int_equal(d->campaign, c);
 	hx_fit_set_free(s);
+
+	/* Rule layouts (the model phase): one point over layouts 0..4 is one data point, the
+	 * robust mean of each layout's median: layout 0's 10, 12, 11 -> 11; then 20, 30, 40 and a
+	 * trial 10x off (300: farther than 4 MADs and 10% from the median 30, left out) ->
+	 * (11 + 20 + 30 + 40) / 4. The layout is not a setting: nothing is left out. */
+	c = add_campaign(f, "LAY", "1");
+	static const struct { unsigned layout; double v; } lay[] = {
+		{ 0, 10 }, { 0, 12 }, { 0, 11 }, { 1, 20 }, { 2, 30 }, { 3, 40 }, { 4, 300 },
+	};
+	for (size_t i = 0; i < sizeof(lay) / sizeof(lay[0]); i++) {
+		struct trial_spec t = { "write", "bw", "ok", 1, 0, 0, 2, 16, 65536, lay[i].v };
+
+		put_trial_layout(f, c, &t, lay[i].layout);
+	}
+	assert_int_equal(hx_fit_collect(f->db, "LAY", NULL, NULL, &s, &f->err), 0);
+	assert_int_equal(hx_fit_set_count(s), 1);
+	d = hx_fit_set_at(s, 0);
+	assert_int_equal(d->n, 1);
+	assert_int_equal(d->n_trials, 7);
+	assert_int_equal(d->n_other, 0);
+	assert_null(strstr(d->fixed_json, "layout"));
+	assert_true(fabs(d->y[0] - 25.25) < 1e-12);
+	hx_fit_set_free(s);
 }
 
 static void test_fitcmd_fit_synthetic(void **state)

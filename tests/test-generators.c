@@ -552,6 +552,75 @@ static bool same_rules(const struct topo_ruleset *a, const struct topo_ruleset *
 	return true;
 }
 
+/* Decap shape of each flow on the server of R (F flows), into SHAPE[]. */
+static void decap_shapes(const struct gen_rules *r, uint32_t F, uint32_t *shape)
+{
+	const struct topo_ruleset *rs = r->host[GEN_SERVER];
+
+	for (uint32_t f = 0; f < F; f++)
+		shape[f] = UINT32_MAX;
+	for (size_t i = 0; i < topo_ruleset_n_rules(rs); i++) {
+		const struct topo_rule *x = topo_ruleset_rule(rs, i);
+
+		if (rule_is(x, GEN_DECAP) && x->flow >= 1 && x->flow <= F) {
+			assert_int_equal(shape[x->flow - 1], UINT32_MAX); /* one decap rule a flow */
+			shape[x->flow - 1] = x->priority - GEN_PRIO_DECAP;
+		}
+	}
+}
+
+/* Rule layouts (gen_layout.c): over layouts 0..7 of 64 flows in 8 masks, every flow is in
+ * each of the 8 masks once (a systematic sample of where it lands); layout 0 is the seed's
+ * own layout; the cache builds a layout as gen_rules_build does (its key holds the layout). */
+static void test_generators_layouts(void **state)
+{
+	struct gen_levels l = levels(64, 1, 1, 1, 1, 8);
+	struct gen_rules_cache *c = gen_rules_cache_new(0);
+	uint32_t shapes[8][64], seen[64] = { 0 };
+	struct gen_rules *a, *b, *z = build(&l, 5);
+	struct scn_error err;
+
+	(void)state;
+	assert_true(gen_layout_point(0) == 0 && gen_layout_point(1) == 0.5 &&
+		    gen_layout_point(2) == 0.25 && gen_layout_point(3) == 0.75 &&
+		    gen_layout_point(4) == 0.125);
+	assert_int_equal(gen_layout_shift(0, 64), 0);
+	assert_int_equal(gen_layout_shift(3, 64), 48);
+	for (uint32_t k = 0; k < 8; k++) {
+		struct gen_rules *r;
+
+		l.layout = k;
+		r = build(&l, 5);
+		decap_shapes(r, 64, shapes[k]);
+		if (k == 0)
+			assert_true(same_rules(r->host[GEN_SERVER], z->host[GEN_SERVER]));
+		else
+			assert_false(same_rules(r->host[GEN_SERVER], z->host[GEN_SERVER]));
+		assert_true(same_rules(r->host[GEN_CLIENT], z->host[GEN_CLIENT]) == (k == 0));
+		gen_rules_free(r);
+	}
+	for (uint32_t f = 0; f < 64; f++)
+		for (uint32_t k = 0; k < 8; k++) {
+			assert_true(shapes[k][f] < 8);
+			assert_int_equal(seen[f] & (1u << shapes[k][f]), 0); /* a mask not visited */
+			seen[f] |= 1u << shapes[k][f];
+		}
+	assert_non_null(c);
+	l.layout = 0;
+	assert_int_equal(gen_rules_cache_get(c, NULL, NULL, &l, 5, &a, &err), 0);
+	l.layout = 3;
+	assert_int_equal(gen_rules_cache_get(c, NULL, NULL, &l, 5, &b, &err), 0);
+	assert_true(same_rules(a->host[GEN_SERVER], z->host[GEN_SERVER]));
+	gen_rules_free(z);
+	z = build(&l, 5);
+	assert_true(same_rules(b->host[GEN_SERVER], z->host[GEN_SERVER]));
+	assert_false(same_rules(a->host[GEN_SERVER], b->host[GEN_SERVER]));
+	gen_rules_free(a);
+	gen_rules_free(b);
+	gen_rules_free(z);
+	gen_rules_cache_free(c);
+}
+
 static void test_generators_rules_deterministic(void **state)
 {
 	struct gen_levels l = levels(500, 4, 8, 3, 5, 16);
@@ -797,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_generators_rules_large),
 		cmocka_unit_test(test_generators_rules_ports),
 		cmocka_unit_test(test_generators_rules_deterministic),
+		cmocka_unit_test(test_generators_layouts),
 		cmocka_unit_test(test_generators_rules_errors),
 		cmocka_unit_test(test_generators_encap_contexts),
 		cmocka_unit_test(test_generators_rules_models),

@@ -6,10 +6,19 @@
  * plan explores). Each input gets plan.model_levels levels spread geometrically from its
  * smallest positive level in the plan (neutral included) to its largest, plus the plan's
  * levels on both sides of each cause's wall, so the knee is dense; the phase measures every
- * combination of the inputs' levels (the other dimensions at the baseline), with the plan's
- * repeats, as points of phase "model". A point that cannot be built as asked gets the flows
- * it needs (gen_levels_repair), as in the causal phase; `fit --inputs causes` then models the
- * trials on the same inputs.
+ * combination of the inputs' levels (the other dimensions at the baseline) as points of
+ * phase "model". A point that cannot be built as asked gets the flows it needs
+ * (gen_levels_repair), as in the causal phase; `fit --inputs causes` then models the trials
+ * on the same inputs.
+ *
+ * Rule layouts: which flows' rules land in which mask is a seeded draw (gen_layout.c), and
+ * under skewed traffic it moves the response far more than the noise, so one layout cannot
+ * tell a model's inputs apart from where the hot flows happen to land. Each design point is
+ * measured over layouts 0, 1, 2, ... (spread evenly: a systematic sample), each with
+ * one trial (the plan's repeats when model.layouts is 1): 4 layouts, then doubling up to
+ * plan.model_layouts while the standard error of their robust mean (each layout's value as
+ * one) is above MODEL_LAYOUT_SE of it. A point the layout does not move stops at 4; `fit`
+ * takes the robust mean over layouts of each layout's median (hx_fit.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +28,8 @@
 #include "harness/campaign/hx_campaign.h"
 
 #define MODEL_MAX_AXIS 32
+#define MODEL_MIN_LAYOUTS 4
+#define MODEL_LAYOUT_SE 0.005 /* of the mean: a quarter of the 2% a model is held to */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -122,6 +133,82 @@ static int design_for(struct hx_runner *r, const struct hx_plan *p, const char *
 	return rc;
 }
 
+/* Trials per layout: the plan's repeats with one layout, else one (the layouts are the
+ * repeats: each adds a measurement of the noise as well as a layout). */
+static unsigned layout_repeats(const struct hx_plan *p)
+{
+	return p->model_layouts > 1 ? 1 : p->repeats;
+}
+
+/* The layouts a point starts with: MODEL_MIN_LAYOUTS, at most the plan's. */
+static unsigned first_layouts(const struct hx_plan *p)
+{
+	return p->model_layouts < MODEL_MIN_LAYOUTS ? p->model_layouts : MODEL_MIN_LAYOUTS;
+}
+
+static int cmp_value(const void *a, const void *b)
+{
+	return cmp_double(a, b);
+}
+
+/* Median of the usable values of RES (NAN when none). */
+static double layout_value(const struct hx_point_result *res)
+{
+	double v[HX_MAX_REPEATS];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < res->n; i++)
+		if (isfinite(res->x[i]))
+			v[n++] = res->x[i];
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_value);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Is the mean of V[0..N) known well enough: the standard error of its robust mean
+ * (hx_summarise_robust: a trial that ran 1.5x slow is left out) at most MODEL_LAYOUT_SE of
+ * it? Layouts without a usable value (failed trials) do not count. */
+static bool layouts_enough(const double *v, unsigned n)
+{
+	double ok[HX_MAX_LAYOUTS];
+	struct hx_summary s;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			ok[k++] = v[i];
+	if (k < 2)
+		return k == 0; /* all failed: more layouts will not give a number */
+	hx_summarise_robust(ok, k, &s);
+	return s.sd / sqrt((double)s.n) <= MODEL_LAYOUT_SE * fabs(s.mean);
+}
+
+/* Point L over its layouts (see the top of this file). -EDOM: it cannot be built. */
+static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct gen_levels *l,
+			   struct scn_error *err)
+{
+	double v[HX_MAX_LAYOUTS];
+	unsigned n = 0, want = first_layouts(p);
+
+	while (n < want) {
+		for (; n < want; n++) {
+			struct hx_point_result res;
+			int rc;
+
+			memset(&res, 0, sizeof(res));
+			l->layout = n;
+			rc = hx_point_extend(r, l, "model", 0, layout_repeats(p), &res, err);
+			if (rc < 0)
+				return rc;
+			v[n] = layout_value(&res);
+		}
+		if (!layouts_enough(v, n))
+			want = 2 * n < p->model_layouts ? 2 * n : p->model_layouts;
+	}
+	return 0;
+}
+
 static int measure_design(struct hx_runner *r, const struct hx_plan *p,
 			  const struct hx_baseline *b, const struct design *dz,
 			  struct scn_error *err)
@@ -130,7 +217,6 @@ static int measure_design(struct hx_runner *r, const struct hx_plan *p,
 
 	for (unsigned i = 0; i < dz->n_axis[0]; i++)
 		for (unsigned j = 0; j < ny; j++) {
-			struct hx_point_result res;
 			struct gen_levels l;
 			int rc;
 
@@ -139,7 +225,7 @@ static int measure_design(struct hx_runner *r, const struct hx_plan *p,
 			if (dz->n_in > 1)
 				gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
 			gen_levels_repair(&l);
-			rc = hx_point_run(r, &l, "model", &res, err);
+			rc = measure_layouts(r, p, &l, err);
 			if (rc == -EDOM) { /* cannot be built even repaired: skip the point */
 				scn_error_clear(err);
 				continue;
@@ -164,7 +250,8 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 				hx_metric_name(o->baselines[b].metric), &dz[b], err);
 		if (dz[b].n_in)
 			planned += (unsigned long)dz[b].n_axis[0] *
-				   (dz[b].n_in > 1 ? dz[b].n_axis[1] : 1) * p->repeats;
+				   (dz[b].n_in > 1 ? dz[b].n_axis[1] : 1) * first_layouts(p) *
+				   layout_repeats(p);
 	}
 	hx_observe_phase(r->observer, "model", planned);
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++)

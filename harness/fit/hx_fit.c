@@ -33,7 +33,7 @@ struct camp {
 struct rec {
 	size_t group, idx;
 	char *sig;
-	double x, y, v;
+	double x, y, v, layout; /* layout: the point's rule layout (0 when absent) */
 	int64_t campaign;
 };
 
@@ -126,7 +126,7 @@ static bool excluded_key(const struct collect *k, const char *key)
 		for (int j = 0; j < 2; j++)
 			if (k->keys[i][j] && !strcmp(key, k->keys[i][j]))
 				return true;
-	return !strcmp(key, "verb") || !strcmp(key, "metric");
+	return !strcmp(key, "verb") || !strcmp(key, "metric") || !strcmp(key, "layout");
 }
 
 /* INPUTS "X" or "X,Y" (NULL = HX_FIT_INPUTS) into K's names and keys. -EINVAL bad text. */
@@ -225,6 +225,7 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 			r->y += level_of(lv, k->keys[1][j]);
 	}
 	r->v = v;
+	r->layout = level_of(lv, "layout");
 	r->campaign = cp->id;
 	return 0;
 }
@@ -315,6 +316,8 @@ static int cmp_xyv(const void *a, const void *b)
 		return p->x < q->x ? -1 : 1;
 	if (p->y != q->y)
 		return p->y < q->y ? -1 : 1;
+	if (p->layout != q->layout)
+		return p->layout < q->layout ? -1 : 1;
 	return p->v < q->v ? -1 : p->v > q->v;
 }
 
@@ -322,6 +325,64 @@ static int cmp_xyv(const void *a, const void *b)
 static double median(const struct rec *r, size_t n)
 {
 	return n % 2 ? r[n / 2].v : 0.5 * (r[n / 2 - 1].v + r[n / 2].v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n) /* sorts V */
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Mean of V[0..N) without gross outliers, as the harness summarises repeats
+ * (hx_summarise_robust): with 4 or more values, those farther than 4 MADs and 10% from the
+ * median are left out (at least 3 kept). One trial in a hundred runs 1.5x slow; with one
+ * trial per layout, it is a whole layout's value. */
+static double robust_mean(const double *v, size_t n, double *scratch)
+{
+	double med, mad, sum = 0;
+	size_t k = 0;
+
+	memcpy(scratch, v, n * sizeof(*v));
+	med = median_of(scratch, n);
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = fabs(v[i] - med);
+	mad = 1.4826 * median_of(scratch, n);
+	for (size_t i = 0; i < n; i++)
+		if (n < 4 || fabs(v[i] - med) <= 4 * mad || fabs(v[i] - med) <= 0.1 * fabs(med))
+			sum += v[i], k++;
+	if (k < 3 && n >= 4) {
+		for (size_t i = 0; i < n; i++)
+			sum += v[i];
+		k = n;
+	}
+	return sum / (double)k;
+}
+
+/* The value of one (x, y) from its records r[0..n) (sorted by layout, then value): over its
+ * rule layouts, the robust mean of each layout's median (one layout: the median of its
+ * trials). NAN on no memory. */
+static double point_value(const struct rec *r, size_t n)
+{
+	double *v = malloc(2 * n * sizeof(*v)), out;
+	size_t layouts = 0;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && r[j].layout == r[i].layout; j++)
+			;
+		v[layouts++] = median(r + i, j - i);
+	}
+	out = layouts == 1 ? v[0] : robust_mean(v, layouts, v + n);
+	free(v);
+	return out;
 }
 
 double hx_level_number(const char *text)
@@ -337,12 +398,17 @@ double hx_level_number(const char *text)
 }
 
 /* Fill D from the N records R of the winning setting of group G (reordered here): one data
- * point per distinct (x, y), the median of its trials. */
+ * point per distinct (x, y), the mean over its layouts of each layout's median trial. When
+ * some points were measured over several rule layouts, a point of one layout (another
+ * phase's: one draw of where the hot flows land, not their mean) is left out (n_other). */
 static int fill_data(const struct collect *k, struct hx_fit_data *d, const struct grp *g,
 		     struct rec *r, size_t n)
 {
 	const char *sep = strchr(r[0].sig, '\x1f');
+	bool layered = false;
 
+	for (size_t i = 0; i < n && !layered; i++)
+		layered = r[i].layout > 0;
 	memset(d, 0, sizeof(*d));
 	snprintf(d->inputs, sizeof(d->inputs), "%s%s%s", k->input[0], k->input[1][0] ? "," : "",
 		 k->input[1]);
@@ -362,11 +428,20 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 	qsort(r, n, sizeof(*r), cmp_xyv);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && r[j].x == r[i].x && r[j].y == r[i].y; j++)
-			if (r[j].campaign > d->campaign)
-				d->campaign = r[j].campaign;
+			;
+		if (layered && r[j - 1].layout == 0) { /* one layout among points of several */
+			d->n_trials -= j - i;
+			d->n_other += j - i;
+			continue;
+		}
+		for (size_t t = i; t < j; t++)
+			if (r[t].campaign > d->campaign)
+				d->campaign = r[t].campaign;
 		d->x[d->n][0] = r[i].x;
 		d->x[d->n][1] = r[i].y;
-		d->y[d->n] = median(r + i, j - i);
+		d->y[d->n] = point_value(r + i, j - i);
+		if (isnan(d->y[d->n]))
+			return -ENOMEM;
 		d->n++;
 	}
 	return 0;

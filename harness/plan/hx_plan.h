@@ -29,6 +29,8 @@
 #include "topology/topo_enum.h"
 #include <stddef.h>
 
+#define HX_MAX_LAYOUTS 64 /* model phase: most rule layouts per point (gen_layout.c) */
+
 #define HX_PLAN_MAX_DIMS 32
 #define HX_PLAN_MAX_LEVELS 64
 #define HX_PLAN_MAX_CRITERIA 32
@@ -108,6 +110,7 @@ struct hx_plan {
 	enum hx_strategy strategy;
 	unsigned model_levels;    /* model phase: levels per causal input (0 = no model phase) */
 	unsigned model_inputs;    /* causal dimensions per model, 1..2 */
+	unsigned model_layouts;   /* most rule layouts per model point, 1..HX_MAX_LAYOUTS */
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };
 
@@ -131,12 +134,14 @@ const char *hx_metric_name(enum gen_metric m);    /* "bw", "lat" */
  * the metric, the repeat index and the testbed identity, so a resumed or repeated campaign
  * finds the trials it already has.
  */
-/* "client.decap_masks=0;client.encap_masks=0;...;metric=bw" (every dimension, fixed order). */
+/* "client.decap_masks=0;client.encap_masks=0;...;metric=bw" (every dimension, fixed order;
+ * then ";layout=K" for a layout K > 0, gen_levels.layout: so layout 0 keeps its old keys). */
 const char *hx_point_text(const struct gen_levels *l, char *buf, size_t len);
 /* "write bw flows=8192 server.decap_masks=16": verb, metric and every level that is not the
  * generators' neutral one (for messages). */
 const char *hx_point_brief(const struct gen_levels *l, char *buf, size_t len);
-/* {"client.decap_masks":0,...,"metric":"bw"} with categorical levels by name. */
+/* {"client.decap_masks":0,...,"metric":"bw"} with categorical levels by name ("layout":K
+ * before "metric" for a layout K > 0). */
 const char *hx_point_json(const struct gen_levels *l, char *buf, size_t len);
 /* 32 hex digits (two independent 64-bit hashes) of the point text. */
 void hx_point_key(const struct gen_levels *l, char out[33]);

@@ -6,6 +6,7 @@
  *   model:
  *     levels: 6        # levels per input, spread geometrically over the plan's range (2..12)
  *     max_inputs: 2    # causal dimensions per model (1..2), the strongest causes first
+ *     layouts: 8       # most rule layouts per point (1..64; hx_model.c says how many)
  * Absent: no model phase (levels = 0).
  */
 #include "harness/plan/hx_plan_priv.h"
@@ -14,13 +15,14 @@
 
 int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
-	static const char *const keys[] = { "levels", "max_inputs", NULL };
+	static const char *const keys[] = { "levels", "max_inputs", "layouts", NULL };
 	struct ycfg_node n;
 	int64_t v;
 	int rc;
 
 	p->model_levels = 0;
 	p->model_inputs = 2;
+	p->model_layouts = 1;
 	if (ycfg_get(root, "model", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
@@ -30,5 +32,8 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	if ((rc = ycfg_opt_int(&n, "max_inputs", 1, 2, 2, &v, err)) < 0)
 		return rc;
 	p->model_inputs = (unsigned)v;
+	if ((rc = ycfg_opt_int(&n, "layouts", 1, HX_MAX_LAYOUTS, 8, &v, err)) < 0)
+		return rc;
+	p->model_layouts = (unsigned)v;
 	return 0;
 }

@@ -47,7 +47,9 @@ const char *hx_point_text(const struct gen_levels *l, char *buf, size_t len)
 		n = append_pair(buf, len, n, false, d->name, v);
 	}
 	if (n < len)
-		snprintf(buf + n, len - n, "metric=%s", metric_name(l));
+		n += (size_t)snprintf(buf + n, len - n, "metric=%s", metric_name(l));
+	if (l->layout && n < len) /* layout 0 adds nothing: the keys stored before layouts */
+		snprintf(buf + n, len - n, ";layout=%u", l->layout);
 	return buf;
 }
 
@@ -68,6 +70,8 @@ const char *hx_point_brief(const struct gen_levels *l, char *buf, size_t len)
 		hx_level_text(d, x, v, sizeof(v));
 		n += (size_t)snprintf(buf + n, len - n, " %s=%s", d->name, v);
 	}
+	if (l->layout && n < len)
+		snprintf(buf + n, len - n, " layout=%u", l->layout);
 	return buf;
 }
 
@@ -87,6 +91,8 @@ const char *hx_point_json(const struct gen_levels *l, char *buf, size_t len)
 			snprintf(q, sizeof(q), "%s", v);
 		n = append_pair(buf, len, n, true, d->name, q);
 	}
+	if (l->layout && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "\"layout\":%u,", l->layout);
 	if (n < len)
 		snprintf(buf + n, len - n, "\"metric\":\"%s\"}", metric_name(l));
 	return buf;

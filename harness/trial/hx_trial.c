@@ -98,6 +98,7 @@ static void rules_key(const struct gen_levels *l, char out[33])
 	k.flows = l->flows;
 	k.subnets = l->subnets;
 	k.encap_contexts = l->encap_contexts;
+	k.layout = l->layout;
 	hx_point_key(&k, out);
 }
 
