@@ -5,7 +5,8 @@
  * |effect| x confidence; ties go to the name that sorts first. The model phase designs its
  * points over these dimensions and `fit --inputs causes` fits on them, so both read the same
  * ranking from the same rows. A cause's verb and metric are read from its detail text
- * ("verb=write; metric=bw; ...", as harness/causal/hx_analysis.c writes it).
+ * ("verb=write; metric=bw; ...", as harness/causal/hx_analysis.c writes it). Members the
+ * detail lists as "contexts=" (non-scale: message size, page size) are left out.
  */
 #include "results/res_int.h"
 
@@ -46,6 +47,24 @@ static void add_member(struct ranking *k, const char *name, size_t len, double s
 	k->score[k->n++] = score;
 }
 
+/* Whether NAME (LEN bytes) is listed in DETAIL's "contexts=a,b" (a non-scale member: the
+ * workload's setting, such as the message size, not a scale a model takes as input). */
+static bool is_context(const char *detail, const char *name, size_t len)
+{
+	const char *p = strstr(detail, "contexts=");
+
+	if (!p)
+		return false;
+	for (p += strlen("contexts="); *p && *p != ';';) {
+		size_t n = strcspn(p, ",;");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 static int on_cause(const struct res_cause *c, void *ctx)
 {
 	struct ranking *k = ctx;
@@ -56,7 +75,8 @@ static int on_cause(const struct res_cause *c, void *ctx)
 	for (const char *p = c->members; *p;) {
 		size_t len = strcspn(p, ",");
 
-		add_member(k, p, len, isfinite(score) ? score : 0);
+		if (!is_context(c->detail, p, len))
+			add_member(k, p, len, isfinite(score) ? score : 0);
 		p += len + (p[len] == ',');
 	}
 	return 0;

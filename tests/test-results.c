@@ -651,6 +651,42 @@ static void test_results_wal_reader_during_write(void **state)
 	res_close(reader);
 }
 
+/* The model inputs a campaign's causes name: strongest first (|effect| x confidence summed
+ * over the causes), other verbs and metrics ignored, context members (non-scale, listed in
+ * the detail's "contexts=") left out. */
+static void put_cause(struct fx *f, int64_t campaign, const char *members, double effect,
+		      const char *detail)
+{
+	struct res_symptom s = { .campaign = campaign };
+	struct res_cause c = { .campaign = campaign, .effect = effect, .confidence = 1.0 };
+
+	snprintf(s.kind, sizeof(s.kind), "bw_drop");
+	assert_int_equal(res_symptom_put(f->db, &s, &f->err), 0);
+	c.symptom = s.id;
+	snprintf(c.members, sizeof(c.members), "%s", members);
+	snprintf(c.detail, sizeof(c.detail), "%s", detail);
+	assert_int_equal(res_cause_put(f->db, &c, &f->err), 0);
+}
+
+static void test_results_cause_dimensions_leave_contexts_out(void **state)
+{
+	struct fx *f = opened(state);
+	int64_t a = add_campaign(f->db, "a", "t");
+	char names[4][64];
+	unsigned n = 0;
+
+	put_cause(f, a, "qps,cores,msg_size", -0.41,
+		  "verb=write; metric=bw; strategy=cct; kind=bw_drop; class=S6; walls=x; "
+		  "contexts=msg_size");
+	put_cause(f, a, "server.decap_masks", -0.30, "verb=write; metric=bw; strategy=cct");
+	put_cause(f, a, "flows", -0.90, "verb=read; metric=bw; strategy=cct");
+	assert_int_equal(res_cause_dimensions(f->db, a, "write", "bw", 4, names, &n, &f->err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "cores"); /* 0.41 each, ties by name */
+	assert_string_equal(names[1], "qps");
+	assert_string_equal(names[2], "server.decap_masks");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -670,6 +706,7 @@ int main(void)
 		T(test_results_trial_count_and_cost),
 		T(test_results_trial_each_joins_levels),
 		T(test_results_symptoms_causes_clear),
+		T(test_results_cause_dimensions_leave_contexts_out),
 		T(test_results_csv_export_exact),
 		T(test_results_wal_reader_during_write),
 	};

@@ -2,7 +2,8 @@
 /*
  * hx_model: the model phase (plan section `model:`). After the causal analysis is stored,
  * for each (verb, metric) with a baseline, the inputs are the dimensions its causes name
- * (res_cause_dimensions: strongest first, at most plan.model_inputs, ordered dimensions the
+ * (res_cause_dimensions: strongest first, context members such as the message size left
+ * out, at most plan.model_inputs, ordered dimensions the
  * plan explores). Each input gets plan.model_levels levels spread geometrically from its
  * smallest positive level in the plan (neutral included) to its largest, plus the plan's
  * levels on both sides of each cause's wall, so the knee is dense; the phase measures every

@@ -71,6 +71,7 @@ struct hx_cause *hx_analysis_add(struct hx_analysis *a, const struct hx_plan *p,
 			continue;
 		c->members[c->n_members] = p->dims[i].dim;
 		c->at[c->n_members] = gen_levels_get(at, p->dims[i].dim);
+		c->context[c->n_members] = !p->dims[i].scale;
 		c->wall[c->n_members] = c->last_good[c->n_members] = NAN;
 		c->n_members++;
 	}
@@ -150,6 +151,19 @@ void hx_cause_walls_text(const struct hx_cause *c, char *buf, size_t len)
 	}
 }
 
+/* "; contexts=msg_size,..." for C's non-scale members (res_cause_dims leaves them out of
+ * the model inputs), or "". */
+static void contexts_text(const struct hx_cause *c, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->n_members && k < len; i++)
+		if (c->context[i])
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "," : "; contexts=",
+					      c->members[i]->name);
+}
+
 static void ids_text(const struct hx_cause *c, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -165,7 +179,7 @@ static int store_one(struct res_db *db, int64_t campaign, const struct hx_analys
 {
 	struct res_symptom s;
 	struct res_cause rc;
-	char walls[256];
+	char walls[256], contexts[160];
 	int r;
 
 	memset(&s, 0, sizeof(s));
@@ -197,10 +211,11 @@ static int store_one(struct res_db *db, int64_t campaign, const struct hx_analys
 	snprintf(rc.reason, sizeof(rc.reason), "%s", supported ? "" : c->why);
 	ids_text(c, rc.trial_ids, sizeof(rc.trial_ids));
 	hx_cause_walls_text(c, walls, sizeof(walls));
+	contexts_text(c, contexts, sizeof(contexts));
 	snprintf(rc.detail, sizeof(rc.detail),
-		 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s",
+		 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s%s",
 		 topo_verb_name(c->verb), hx_metric_name(c->metric),
-		 hx_strategy_name(a->strategy), c->kind, s.class_, walls,
+		 hx_strategy_name(a->strategy), c->kind, s.class_, walls, contexts,
 		 isfinite(c->effect) ? "" : "; effect: trials failed",
 		 c->undecided ? "; undecided: more repeats needed" : "");
 	return res_cause_put(db, &rc, err);

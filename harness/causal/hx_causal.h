@@ -197,6 +197,8 @@ struct hx_cause {
 	unsigned n_members;
 	const struct gen_dimension *members[HX_CAUSE_MAX_MEMBERS];
 	double at[HX_CAUSE_MAX_MEMBERS];        /* member levels where it was shown */
+	bool context[HX_CAUSE_MAX_MEMBERS];     /* a non-scale member (message size, ...): the
+						 * workload's setting, not a scale to model */
 	double wall[HX_CAUSE_MAX_MEMBERS];      /* first symptomatic level per member (NAN: ?) */
 	double last_good[HX_CAUSE_MAX_MEMBERS];
 	double effect, effect_lo, effect_hi;    /* relative change with vs without the cause */

@@ -13,7 +13,8 @@
  *     factorial of the plan's levels plus neutral per baseline, times repeats.
  *   model phase (plan `model:`): per baseline with walls, min(model_inputs, W) inputs of
  *     model_levels + 2 levels each (the spread and the plan levels beside a wall), every
- *     combination, times repeats; the phase itself announces its exact count when it starts.
+ *     combination, times 4 layouts (or the repeats with one layout); the phase itself
+ *     announces its count when it starts.
  *   Once the wall search is done, the analysis and the criteria are scaled by what sequential
  *   testing added there (its trials over the trials it would have used without extra
  *   repeats): points the plan's repeats cannot decide get more, in every phase alike.
@@ -78,7 +79,9 @@ static double seq_factor(const struct hx_outcome *o)
 
 static unsigned long model_trials(const struct hx_plan *p, const struct hx_outcome *o)
 {
-	unsigned long trials = 0;
+	/* as hx_model.c starts a point: 4 layouts of one trial, or the repeats of one layout */
+	unsigned long trials = 0, per_point = p->model_layouts > 1
+		? (p->model_layouts < 4 ? p->model_layouts : 4) : p->repeats;
 
 	if (!p->model_levels)
 		return 0;
@@ -90,7 +93,7 @@ static unsigned long model_trials(const struct hx_plan *p, const struct hx_outco
 
 			for (unsigned i = 0; i < k; i++)
 				points *= p->model_levels + 2UL;
-			trials += k ? points * p->repeats : 0;
+			trials += k ? points * per_point : 0;
 		}
 	return trials;
 }
