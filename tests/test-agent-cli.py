@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 AGENT, MKMODEL, FAKETC = sys.argv[1:4]
@@ -21,6 +22,13 @@ TMP = tempfile.mkdtemp(prefix="test-agent-cli.")
 STATE = os.path.join(TMP, "tc.json")
 ENV = dict(os.environ, FAKETC_STATE=STATE)
 failures = []
+
+
+def wait_for(lines, text, timeout=30):
+    """Until a line of LINES (filled by a reader thread) contains TEXT, or TIMEOUT s."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and not any(text in line for line in list(lines)):
+        time.sleep(0.05)
 
 
 def check(ok, what):
@@ -121,12 +129,19 @@ def main():
     check(r.returncode == 0 and table() == original,
           f"--restore: exit {r.returncode}, the table equals the original")
 
+    # signals only once the agent says it runs (its handlers are in place by then: a fixed
+    # sleep lost that race on a loaded host, and SIGHUP's default action killed it)
     p = subprocess.Popen([AGENT, "--config", cfg], env=ENV, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(p.stderr.readline, "")))
+    reader.start()
+    wait_for(lines, "mirrored")
     p.send_signal(signal.SIGHUP)
-    time.sleep(0.5)
+    wait_for(lines, "SIGHUP: model")
     p.send_signal(signal.SIGTERM)
-    err = p.communicate(timeout=20)[1]
+    p.wait(timeout=20)
+    reader.join(timeout=20)
+    err = "".join(lines)
     check(p.returncode == 0 and "SIGHUP: model" in err and "stopping (signal)" in err,
           f"SIGHUP reloads, SIGTERM stops: exit {p.returncode}")
     agent("--config", cfg, "--restore")
