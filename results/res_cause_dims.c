@@ -5,8 +5,10 @@
  * |effect| x confidence; ties go to the name that sorts first. The model phase designs its
  * points over these dimensions and `fit --inputs causes` fits on them, so both read the same
  * ranking from the same rows. A cause's verb and metric are read from its detail text
- * ("verb=write; metric=bw; ...", as harness/causal/hx_analysis.c writes it). Members the
- * detail lists as "contexts=" (non-scale: message size, page size) are left out.
+ * ("verb=write; metric=bw; ...", as harness/causal/hx_analysis.c writes it). A cause with
+ * context members (the detail's "contexts=": message size, page size) is left out: it acts
+ * only at a setting other than the one the model phase measures at (the baseline's), so its
+ * other members would be inputs the model cannot see move.
  */
 #include "results/res_int.h"
 
@@ -47,24 +49,6 @@ static void add_member(struct ranking *k, const char *name, size_t len, double s
 	k->score[k->n++] = score;
 }
 
-/* Whether NAME (LEN bytes) is listed in DETAIL's "contexts=a,b" (a non-scale member: the
- * workload's setting, such as the message size, not a scale a model takes as input). */
-static bool is_context(const char *detail, const char *name, size_t len)
-{
-	const char *p = strstr(detail, "contexts=");
-
-	if (!p)
-		return false;
-	for (p += strlen("contexts="); *p && *p != ';';) {
-		size_t n = strcspn(p, ",;");
-
-		if (n == len && !strncmp(p, name, len))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
 static int on_cause(const struct res_cause *c, void *ctx)
 {
 	struct ranking *k = ctx;
@@ -72,11 +56,12 @@ static int on_cause(const struct res_cause *c, void *ctx)
 
 	if (!detail_says(c->detail, "verb", k->verb) || !detail_says(c->detail, "metric", k->metric))
 		return 0;
+	if (strstr(c->detail, "contexts=")) /* it acts at another setting than the models' */
+		return 0;
 	for (const char *p = c->members; *p;) {
 		size_t len = strcspn(p, ",");
 
-		if (!is_context(c->detail, p, len))
-			add_member(k, p, len, isfinite(score) ? score : 0);
+		add_member(k, p, len, isfinite(score) ? score : 0);
 		p += len + (p[len] == ',');
 	}
 	return 0;

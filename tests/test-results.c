@@ -652,8 +652,8 @@ static void test_results_wal_reader_during_write(void **state)
 }
 
 /* The model inputs a campaign's causes name: strongest first (|effect| x confidence summed
- * over the causes), other verbs and metrics ignored, context members (non-scale, listed in
- * the detail's "contexts=") left out. */
+ * over the causes), other verbs and metrics ignored, causes with context members (listed in
+ * the detail's "contexts=": they act at another message size than the model's) left out. */
 static void put_cause(struct fx *f, int64_t campaign, const char *members, double effect,
 		      const char *detail)
 {
@@ -680,11 +680,11 @@ static void test_results_cause_dimensions_leave_contexts_out(void **state)
 		  "contexts=msg_size");
 	put_cause(f, a, "server.decap_masks", -0.30, "verb=write; metric=bw; strategy=cct");
 	put_cause(f, a, "flows", -0.90, "verb=read; metric=bw; strategy=cct");
+	put_cause(f, a, "flows,server.decap_masks", -0.20, "verb=write; metric=bw; strategy=cct");
 	assert_int_equal(res_cause_dimensions(f->db, a, "write", "bw", 4, names, &n, &f->err), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(names[0], "cores"); /* 0.41 each, ties by name */
-	assert_string_equal(names[1], "qps");
-	assert_string_equal(names[2], "server.decap_masks");
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "server.decap_masks"); /* 0.30 + 0.20 */
+	assert_string_equal(names[1], "flows");
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
