@@ -202,7 +202,7 @@ void opt_table_stats(const struct opt_table *t, struct opt_table_stats *s)
 
 		s->rules += m->n_rules;
 		s->flagged_masks += m->flagged;
-		b += sizeof(*m) + (uint64_t)m->cap_rules * sizeof(void *);
+		b += sizeof(*m) + (uint64_t)m->cap_rules * (sizeof(void *) + sizeof(*m->hot));
 		b += (uint64_t)m->n_rules * (sizeof(struct orule) +
 					     t->ring_len * sizeof(uint32_t));
 	}
@@ -270,6 +270,6 @@ int opt_table_window_hits(const struct opt_table *t, uint32_t id, uint64_t *hits
 	if (!r)
 		return -ENOENT;
 	if (hits)
-		*hits = r->win_sum;
+		*hits = opt_rule_hits_at(t, r, t->now);
 	return 0;
 }
