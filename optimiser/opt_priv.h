@@ -180,6 +180,9 @@ OPT_HIDDEN void opt_count_pairs(struct opt_table *t, const struct orule *r, int 
 OPT_HIDDEN void opt_anchor_update(struct opt_table *t);
 OPT_HIDDEN bool opt_covers_anchor(const struct opt_table *t, const uint64_t *w);
 OPT_HIDDEN bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r);
+/* Does a rule of mask M preferred over R match R's microflow? */
+OPT_HIDDEN bool opt_hyper_shadowed_by(const struct opt_table *t, const struct orule *r,
+				      const struct omask *m);
 OPT_HIDDEN int opt_hyper_insert(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_hyper_remove(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_remove_rule(struct opt_table *t, struct orule *r);
@@ -196,24 +199,28 @@ OPT_HIDDEN void opt_hot_note(const struct opt_table *t, const struct orule *r);
 OPT_HIDDEN void opt_window_add(const struct opt_table *t, struct orule *r, uint32_t packets);
 OPT_HIDDEN void opt_window_take(const struct opt_table *t, struct orule *r, int sign);
 
-/* A hyper candidate as the tick's selection compares it (no pointer chasing while sifting). */
+/* A hyper candidate as the tick's walk compares it (no pointer chasing while sifting). */
 struct opt_cand {
-	uint64_t hits;  /* exact: the rule's window hits; else its hot bound */
-	uint32_t id;    /* exact only */
-	bool exact;
+	uint64_t hits;  /* the rule's window hits at the tick */
+	uint32_t id;
 	struct orule *r;
 };
 
-/* The tick's hottest-first walk over the hyper candidates (opt_cands.c): a heap of bounds
- * and exact hits; the bounds not taken yet are all of them (fresh) or those < hi; read[]:
- * rules whose exact hits the walk read, whose bounds are tightened when it ends. */
+/* The tick's hottest-first walk over the hyper candidates (opt_cands.c): a heap of the
+ * exact hits of the rules whose bounds were taken; the bounds not taken yet are all of them (fresh), none (done), or those
+ * below edge (by bound, mask position, rule position); read[]: rules whose exact hits the
+ * walk read, whose bounds are tightened when it ends. */
 #define OPT_WALK_TIGHTEN 256
+struct opt_slot {
+	uint32_t h, i, j; /* a hot bound, its mask's position in order[], its rule's in rules[] */
+};
 struct opt_walk {
 	struct opt_cand *h;
 	size_t n, cap, want, n_read;
 	struct orule *read[OPT_WALK_TIGHTEN];
-	uint64_t hi, coldest;
-	bool fresh, room;
+	struct opt_slot edge;
+	uint64_t coldest;
+	bool fresh, done, room;
 };
 
 /* A tick in progress (opt_tick.c, opt_order.c; helpers in opt_planner.c). */

@@ -162,20 +162,65 @@ static struct orule *take_lru(struct residents *rs)
 	return r;
 }
 
+/* The masks that may shadow a hyper copy of a rule: per mask slot, its own mask and those
+ * that must precede it (opt_hyper_shadowed), listed once a tick for the masks the walk
+ * reaches rather than found again for every candidate; off[s] == 0: not listed yet. */
+struct shadows {
+	size_t *off;             /* slot -> 1 + start of its list in m[] (NULL-terminated) */
+	const struct omask **m;
+	size_t n, cap;
+};
+
+static int shadows_list(const struct opt_table *t, struct shadows *sh, const struct omask *of)
+{
+	size_t need = sh->n + t->n_masks + 1;
+
+	if (need > sh->cap) {
+		const struct omask **nm = realloc(sh->m, 2 * need * sizeof(*nm));
+
+		if (!nm)
+			return -ENOMEM;
+		sh->m = nm;
+		sh->cap = 2 * need;
+	}
+	sh->off[of->slot] = sh->n + 1;
+	for (uint32_t i = 0; i < t->n_masks; i++)
+		if (t->order[i] == of || opt_prec(t, t->order[i]->slot, of->slot))
+			sh->m[sh->n++] = t->order[i];
+	sh->m[sh->n++] = NULL;
+	return 0;
+}
+
+/* opt_hyper_shadowed(T, R), or a negative errno. */
+static int shadowed(const struct opt_table *t, struct shadows *sh, const struct orule *r)
+{
+	int rc = 0;
+
+	if (!sh->off[r->mask->slot])
+		rc = shadows_list(t, sh, r->mask);
+	for (size_t i = sh->off[r->mask->slot] - 1; rc == 0 && sh->m[i]; i++)
+		if (opt_hyper_shadowed_by(t, r, sh->m[i]))
+			return 1;
+	return rc;
+}
+
 /* Admit candidates (hits >= threshold, not shadowed) hottest first; when full, replace the
  * least recently used copy, but only by a rule with more window hits (no thrash). Those of a
  * mask planned for deletion are not gathered. */
 static int plan_hyper(struct planner *pl)
 {
 	struct opt_table *t = pl->t;
-	struct residents rs;
+	struct shadows sh = { calloc(t->slot_cap, sizeof(size_t)), NULL, 0, 0 };
+	struct residents rs = { NULL, 0, 0 };
 	struct opt_walk w;
 	struct orule *c;
 	size_t count;
-	int rc;
+	int rc = 0;
 
-	if (t->cfg.hyper_capacity == 0)
-		return 0;
+	if (t->cfg.hyper_capacity == 0 || !sh.off) {
+		free(sh.off);
+		return t->cfg.hyper_capacity == 0 ? 0 : -ENOMEM;
+	}
 	rc = residents(pl, &rs);
 	count = t->hyper_n;
 	for (size_t i = 0; i < t->hyper.n_buckets; i++) /* planned evictions free room */
@@ -188,8 +233,10 @@ static int plan_hyper(struct planner *pl)
 
 		if (!room && (rs.n == 0 || rs.h[0]->win_sum >= c->win_sum))
 			break;
-		if (opt_hyper_shadowed(t, c))
+		if ((rc = shadowed(t, &sh, c)) != 0) {
+			rc = rc < 0 ? rc : 0;
 			continue;
+		}
 		if (!opt_spend(pl, room ? 1 : 2))
 			break;
 		if (!room)
@@ -203,6 +250,8 @@ static int plan_hyper(struct planner *pl)
 	}
 	opt_walk_free(t, &w);
 	free(rs.h);
+	free(sh.off);
+	free(sh.m);
 	return rc;
 }
 
