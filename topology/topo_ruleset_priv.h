@@ -30,6 +30,8 @@ struct topo_ruleset {
 	uint64_t next_seq;
 	struct topo_rule *rules;
 	size_t n_rules, cap_rules;
+	size_t rules_mapped;    /* bytes of rules' own mapping (huge pages, topo_ruleset.c), or 0
+				 * when rules came from malloc */
 	/* Exact-match index (topo_index.c): NULL until the first lookup builds it; dropped by
 	 * any change of the rules. */
 	_Atomic(struct topo_index *) ix;
@@ -37,6 +39,11 @@ struct topo_ruleset {
 	 * pix_cap is 0 or a power of two >= 2 * n_ports. */
 	uint32_t *pix;
 	size_t pix_cap;
+	/* The significant bits per field of the mask of the last rule added (norm_mask), so that
+	 * normalising a run of rules of one mask costs one AND per field. */
+	bool norm_valid;
+	struct topo_mask norm_mask;
+	uint64_t norm_bits[TOPO_F_COUNT];
 };
 
 /* Index maintenance (topo_index.c): drop it (after a change), its bytes (0 when none). */
