@@ -8,10 +8,9 @@
  * to one part), from several threads at once, and after it is freed; errors are the plain
  * build's. Then the simulated testbed: trials applied from cached rule sets (hosts the sim
  * keeps by content id) measure exactly what trials applied from fresh builds measure.
- * Last, the rule storage itself (topology/topo_ruleset.c): a rule array large enough for a
- * mapping of its own, grown rule by rule across that size and across alternating masks,
- * holds exactly the normalised rules, classifies to them, and clones and deletes like a
- * small one.
+ * Last, the rule storage itself (topology/topo_ruleset.c): a rule array of several MB grown
+ * rule by rule across alternating masks (the normalisation keeps the last mask's field
+ * bits) holds exactly the normalised rules, classifies to them, and clones and deletes.
  */
 #include <errno.h>
 #include <math.h>
@@ -344,7 +343,7 @@ static void storage_rule(uint32_t i, struct topo_match *m)
 
 static void test_rules_storage_large_array(void **state)
 {
-	const uint32_t n = 40000; /* 8.6 MB of rules: past the size of a mapping of its own */
+	const uint32_t n = 40000; /* 8.6 MB of rules */
 	struct topo_ruleset *rs = topo_ruleset_new(), *c;
 	struct topo_action_list a = { .n = 1, .a = { { TOPO_ACT_DROP, 0 } } };
 

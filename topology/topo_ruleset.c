@@ -13,13 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-/* Rule arrays from this size on get a mapping of their own backed by transparent huge pages
- * when the system allows them: a campaign-scale host (64K flows x 128 masks: 28 MB of rules)
- * then takes a few dozen page faults instead of thousands (most of a fresh build's CPU). */
-#define HUGE_RULES_BYTES (4u << 20)
-#define HUGE_PAGE (2u << 20)
 
 /* Grow *ARR (element size SZ) so that it holds at least NEED elements. */
 static int grow(void **arr, size_t *cap, size_t need, size_t sz)
@@ -40,44 +33,6 @@ static int grow(void **arr, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
-static void free_rules(struct topo_ruleset *rs)
-{
-	if (rs->rules_mapped)
-		munmap(rs->rules, rs->rules_mapped);
-	else
-		free(rs->rules);
-	rs->rules = NULL;
-	rs->rules_mapped = 0;
-}
-
-/* Grow the rule array to hold at least NEED rules (doubling, as grow()); large arrays are
- * mapped on their own with huge pages advised. */
-static int grow_rules(struct topo_ruleset *rs, size_t need)
-{
-	size_t ncap = rs->cap_rules ? rs->cap_rules * 2 : 16, bytes;
-	void *p;
-
-	if (need <= rs->cap_rules)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	bytes = ncap * sizeof(*rs->rules);
-	if (bytes < HUGE_RULES_BYTES)
-		return grow((void **)&rs->rules, &rs->cap_rules, need, sizeof(*rs->rules));
-	bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -ENOMEM;
-	(void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without it, plain pages */
-	if (rs->n_rules)
-		memcpy(p, rs->rules, rs->n_rules * sizeof(*rs->rules));
-	free_rules(rs);
-	rs->rules = p;
-	rs->rules_mapped = bytes;
-	rs->cap_rules = bytes / sizeof(*rs->rules);
-	return 0;
-}
-
 struct topo_ruleset *topo_ruleset_new(void)
 {
 	struct topo_ruleset *rs = calloc(1, sizeof(*rs));
@@ -94,7 +49,7 @@ void topo_ruleset_free(struct topo_ruleset *rs)
 	free(rs->ports);
 	free(rs->groups);
 	free(rs->group_seq);
-	free_rules(rs);
+	free(rs->rules);
 	topo__index_drop(rs);
 	free(rs->pix);
 	free(rs);
@@ -317,7 +272,7 @@ int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct 
 		return -EINVAL;
 	if (rs->n_rules >= (size_t)INT32_MAX)
 		return -ENOSPC;
-	if (grow_rules(rs, rs->n_rules + 1))
+	if (grow((void **)&rs->rules, &rs->cap_rules, rs->n_rules + 1, sizeof(*rs->rules)))
 		return -ENOMEM;
 	if (g < 0)
 		g = find_or_add_group(rs, table, &m->mask, priority);
@@ -342,7 +297,7 @@ int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules)
 {
 	if (!rs)
 		return -EINVAL;
-	if (grow_rules(rs, n_rules))
+	if (grow((void **)&rs->rules, &rs->cap_rules, n_rules, sizeof(*rs->rules)))
 		return -ENOMEM;
 	return 0;
 }

@@ -30,8 +30,6 @@ struct topo_ruleset {
 	uint64_t next_seq;
 	struct topo_rule *rules;
 	size_t n_rules, cap_rules;
-	size_t rules_mapped;    /* bytes of rules' own mapping (huge pages, topo_ruleset.c), or 0
-				 * when rules came from malloc */
 	/* Exact-match index (topo_index.c): NULL until the first lookup builds it; dropped by
 	 * any change of the rules. */
 	_Atomic(struct topo_index *) ix;
