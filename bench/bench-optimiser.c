@@ -3,13 +3,14 @@
  * Benchmark of libscalacn-opt on the paper's scale: 15K offloaded flows over 64 masks with
  * Zipf(1.0) popularity. Prints the mean masks probed per packet (exact expectation over the
  * popularity, via opt_table_classify on one packet per flow) for the static insertion order
- * and after 1 s ticks of the optimiser, their ratio, the CPU time of a tick (and of feeding
- * it the per-second counters) as % of one core, and heap bytes per rule; then the scale
- * table: 1K to 100K flows with 20 replacements per second (counters fed as one poll per
- * second, opt_table_record_batch, as an agent reading tc -s or mlx5 counters would), each
- * row run 3 times (median and range of tick + feeding as % of one core, the worst tick in
- * ms, bytes per rule). Feeding is the library's work: the churn's deletes and adds and the
- * poll's record calls, not the benchmark's own arithmetic that makes up the counts. CPU time
+ * and after 1 s ticks of the optimiser, their ratio (counts: the same in every run), the CPU
+ * time of a tick (and of feeding it the per-second counters) as % of one core, the worst
+ * tick, and heap bytes per rule; then the scale table: 1K to 100K flows with 20
+ * replacements per second (counters fed as one poll per second, opt_table_record_batch, as
+ * an agent reading tc -s or mlx5 counters would). Every CPU figure is the median [min, max]
+ * of REPEATS runs of the same workload, each run's figure measured the same way (the worst
+ * tick: the longest of a run's ticks). Feeding is the library's work: the churn's deletes and
+ * adds and the poll's record calls, not the benchmark's own arithmetic that makes up the counts. CPU time
  * of this process (bench-util.h), the same clock on every row.
  * Assumes flows never overlap (distinct /32 destinations, as OVS megaflows), so the only
  * lever is the order of masks and the hyper mask; the last case adds one catch-all default
@@ -28,7 +29,7 @@
 #include "optimiser/scalacn-opt.h"
 
 #define FLOWS_MAX 100000
-#define SCALE_REPEATS 3
+#define REPEATS 5
 #define MASKS 64
 #define PPS 2000000.0 /* packets per second over all flows */
 #define SECONDS 40
@@ -193,27 +194,6 @@ static int run(const struct workload *w, uint32_t hyper_capacity, uint32_t churn
 	return 0;
 }
 
-static int run_case(const char *name, const struct workload *w, uint32_t hyper_capacity,
-		    uint32_t churn, bool catch_all)
-{
-	struct result r;
-
-	if (run(w, hyper_capacity, churn, catch_all, &r) < 0)
-		return -1;
-	printf("%s (hyper capacity %u, churn %u flows/s%s):\n", name, hyper_capacity, churn,
-	       catch_all ? ", plus a catch-all default rule" : "");
-	printf("  mean masks probed per packet: static %.2f, optimised %.2f, ratio %.2fx\n",
-	       r.static_probes, r.opt_probes, r.static_probes / r.opt_probes);
-	printf("  hyper entries %u, masks %u, rule updates spent %llu, last change at %u s\n",
-	       r.st.hyper_entries, r.st.masks, (unsigned long long)r.cost, r.last_change);
-	printf("  tick CPU: mean %.3f%% of one core (worst tick %.3f%%); feeding counters "
-	       "(and churn) %.3f%%\n", 100.0 * r.tick_cpu / SECONDS, 100.0 * r.worst_tick,
-	       100.0 * r.feed_cpu / SECONDS);
-	printf("  memory: %.0f bytes per rule (%llu bytes for %u rules)\n",
-	       (double)r.st.bytes / r.st.rules, (unsigned long long)r.st.bytes, r.st.rules);
-	return 0;
-}
-
 /* Flows I < N of W: seeded popularity ranks (Zipf(1.0) over N) and rules on random masks. */
 static void make_workload(struct workload *w, uint32_t n, uint32_t *rank)
 {
@@ -236,24 +216,82 @@ static void make_workload(struct workload *w, uint32_t n, uint32_t *rank)
 	}
 }
 
-/* One row of the scale table: SCALE_REPEATS runs of N flows with churn 20/s. */
-static int scale_row(struct workload *w, uint32_t n, uint32_t *rank)
+/* The CPU figures of REPEATS runs (% of one core, the worst tick in ms). */
+struct spread3 {
+	struct bench_spread tick, feed, load, worst;
+};
+
+static void spread_of(const double *tick, const double *feed, const double *worst,
+		      struct spread3 *out)
 {
-	double load[SCALE_REPEATS], worst = 0;
-	struct bench_spread sp;
+	double t[REPEATS], f[REPEATS], l[REPEATS], w[REPEATS];
+
+	for (int k = 0; k < REPEATS; k++) {
+		t[k] = 100.0 * tick[k] / SECONDS;
+		f[k] = 100.0 * feed[k] / SECONDS;
+		l[k] = t[k] + f[k];
+		w[k] = 1e3 * worst[k];
+	}
+	bench_spread_of(t, REPEATS, &out->tick);
+	bench_spread_of(f, REPEATS, &out->feed);
+	bench_spread_of(l, REPEATS, &out->load);
+	bench_spread_of(w, REPEATS, &out->worst);
+}
+
+/* REPEATS runs of one case on a fresh copy of the workload each (churn changes its rules);
+ * R: the last run's counts (the same in every run: everything comes from one seed). */
+static int repeat_runs(struct workload *w, uint32_t n, uint32_t *rank, uint32_t hyper_capacity,
+		       uint32_t churn, bool catch_all, struct result *r, struct spread3 *sp)
+{
+	double tick[REPEATS], feed[REPEATS], worst[REPEATS];
+
+	for (int k = 0; k < REPEATS; k++) {
+		make_workload(w, n, rank);
+		if (run(w, hyper_capacity, churn, catch_all, r) < 0)
+			return -1;
+		tick[k] = r->tick_cpu;
+		feed[k] = r->feed_cpu;
+		worst[k] = r->worst_tick;
+	}
+	spread_of(tick, feed, worst, sp);
+	return 0;
+}
+
+static int run_case(const char *name, struct workload *w, uint32_t *rank,
+		    uint32_t hyper_capacity, uint32_t churn, bool catch_all)
+{
+	struct spread3 sp;
 	struct result r;
 
-	for (int k = 0; k < SCALE_REPEATS; k++) {
-		make_workload(w, n, rank); /* churn changed the last run's rules */
-		if (run(w, 1024, 20, false, &r) < 0)
-			return -1;
-		load[k] = 100.0 * (r.tick_cpu + r.feed_cpu) / SECONDS;
-		if (r.worst_tick > worst)
-			worst = r.worst_tick;
-	}
-	bench_spread_of(load, SCALE_REPEATS, &sp);
-	printf("  %6u   %6.3f%% [%6.3f, %6.3f]   %8.3f   %8.3f   %6.0f   %5.2fx\n", n, sp.median,
-	       sp.min, sp.max, 100.0 * r.tick_cpu / SECONDS, worst * 1e3,
+	if (repeat_runs(w, 15000, rank, hyper_capacity, churn, catch_all, &r, &sp) < 0)
+		return -1;
+	printf("%s (hyper capacity %u, churn %u flows/s%s):\n", name, hyper_capacity, churn,
+	       catch_all ? ", plus a catch-all default rule" : "");
+	printf("  mean masks probed per packet: static %.2f, optimised %.2f, ratio %.2fx\n",
+	       r.static_probes, r.opt_probes, r.static_probes / r.opt_probes);
+	printf("  hyper entries %u, masks %u, rule updates spent %llu, last change at %u s\n",
+	       r.st.hyper_entries, r.st.masks, (unsigned long long)r.cost, r.last_change);
+	printf("  tick CPU %.3f%% [%.3f, %.3f] of one core; worst tick %.3f ms [%.3f, %.3f]\n",
+	       sp.tick.median, sp.tick.min, sp.tick.max, sp.worst.median, sp.worst.min,
+	       sp.worst.max);
+	printf("  feeding counters (and churn) %.3f%% [%.3f, %.3f] of one core\n",
+	       sp.feed.median, sp.feed.min, sp.feed.max);
+	printf("  memory: %.0f bytes per rule (%llu bytes for %u rules)\n",
+	       (double)r.st.bytes / r.st.rules, (unsigned long long)r.st.bytes, r.st.rules);
+	return 0;
+}
+
+/* One row of the scale table: REPEATS runs of N flows with churn 20/s. */
+static int scale_row(struct workload *w, uint32_t n, uint32_t *rank)
+{
+	struct spread3 sp;
+	struct result r;
+
+	if (repeat_runs(w, n, rank, 1024, 20, false, &r, &sp) < 0)
+		return -1;
+	printf("  %6u  %6.3f [%6.3f, %6.3f]  %6.3f [%6.3f, %6.3f]  %6.3f [%6.3f, %6.3f]"
+	       "  %5.0f  %5.2fx\n", n, sp.load.median, sp.load.min, sp.load.max, sp.tick.median,
+	       sp.tick.min, sp.tick.max, sp.worst.median, sp.worst.min, sp.worst.max,
 	       (double)r.st.bytes / r.st.rules, r.static_probes / r.opt_probes);
 	return 0;
 }
@@ -264,9 +302,9 @@ static int scale_table(struct workload *w, uint32_t *rank)
 	int rc = 0;
 
 	printf("scale (Zipf(1.0), %d masks, %.0f pkt/s, churn 20 flows/s, hyper 1024, %d ticks; "
-	       "%d runs per row):\n", MASKS, PPS, SECONDS, SCALE_REPEATS);
-	printf("   flows   tick + feeding, %% of a core   tick %%   worst tick ms   "
-	       "bytes/rule   probes static/optimised\n");
+	       "median [min, max] of %d runs per row):\n", MASKS, PPS, SECONDS, REPEATS);
+	printf("   flows  tick + feeding, %% core    tick, %% of a core       worst tick, ms"
+	       "          B/rule  probes static/opt\n");
 	for (size_t i = 0; rc == 0 && i < sizeof(rows) / sizeof(rows[0]); i++)
 		rc = scale_row(w, rows[i], rank);
 	return rc;
@@ -281,16 +319,15 @@ int main(void)
 
 	if (!w.rules || !w.pkts || !w.p || !rank)
 		return 1;
-	make_workload(&w, 15000, rank);
-	printf("bench-optimiser: %u flows, %d masks (uniform), Zipf(1.0), %.0f pkt/s, %d ticks "
-	       "of 1 s\n", w.flows, MASKS, PPS, SECONDS);
-	rc = run_case("hyper + cascading masks", &w, 1024, 0, false);
+	printf("bench-optimiser: 15000 flows, %d masks (uniform), Zipf(1.0), %.0f pkt/s, %d ticks "
+	       "of 1 s; CPU figures median [min, max] of %d runs\n", MASKS, PPS, SECONDS, REPEATS);
+	rc = run_case("hyper + cascading masks", &w, rank, 1024, 0, false);
 	if (rc == 0)
-		rc = run_case("cascading masks only", &w, 0, 0, false);
-	if (rc == 0) /* changes rules: last */
-		rc = run_case("hyper + cascading masks", &w, 1024, 20, false);
+		rc = run_case("cascading masks only", &w, rank, 0, 0, false);
+	if (rc == 0)
+		rc = run_case("hyper + cascading masks", &w, rank, 1024, 20, false);
 	if (rc == 0) /* a default rule overlaps every flow: its mask has no field in common */
-		rc = run_case("hyper + cascading masks", &w, 1024, 20, true);
+		rc = run_case("hyper + cascading masks", &w, rank, 1024, 20, true);
 	if (rc == 0)
 		rc = scale_table(&w, rank);
 	free(w.rules);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench-rules: CPU cost of building a point's rule sets (generators/), at 128 masks on each of
- * the four host/direction sides and 16K, 32K and 64K flows (4 rules per flow): the plain full
- * build (gen_rules_build, the reference), and through the rule-set cache a sweep step (one
- * side's masks change: that host is rebuilt, the other reused) and a point seen again (a hit:
- * nothing is built). Each figure is the median and range of 5 runs in CPU time of this
- * process; ns per rule shows whether building stays linear in rules. Figures only.
+ * bench-rules: CPU cost of building a point's rule sets (generators/). First the linearity
+ * table: a fresh plain build (gen_rules_build, the reference) at 16K, 32K and 64K flows and
+ * 1, 8, 32 and 128 masks on each of the four host/direction sides (4 rules per flow), with
+ * ns per rule and its ratio to the 16K cell of the same masks (1.00 = linear in rules; one
+ * untimed build first, so that no cell pays the process's first touch of memory); then at
+ * 128 masks, through the rule-set cache, a sweep step (one side's masks change: that host is
+ * rebuilt, the other reused) and a point seen again (a hit: nothing is built). Each figure is
+ * the median [min, max] of 5 runs in CPU time of this process. Figures only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,45 @@ static void build_once(void *ctx)
 	gen_rules_free(r);
 }
 
+static void set_masks(struct job *j, uint32_t flows, uint32_t masks)
+{
+	gen_levels_neutral(&j->l);
+	j->l.flows = flows;
+	for (int h = 0; h < GEN_HOSTS; h++)
+		for (int d = 0; d < GEN_DIRS; d++)
+			j->l.masks[h][d] = masks;
+}
+
+/* The linearity table: fresh plain builds, ns per rule against the 16K cell's. */
+static void linearity(void)
+{
+	static const uint32_t flows[] = { 16384, 32768, 65536 };
+	static const uint32_t masks[] = { 1, 8, 32, 128 };
+	double first[4] = { 0 };
+	struct job warm = { 0 };
+
+	set_masks(&warm, 65536, 128);
+	build_once(&warm);
+	printf("fresh plain build (gen_rules_build), CPU median [min, max] of %d; ns per rule and "
+	       "its ratio to 16384 flows at the same masks:\n", REPEATS);
+	printf("    flows  masks     rules         ms [min, max]              ns/rule  ratio\n");
+	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
+		for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
+			struct job j = { 0 };
+			double rules = 4.0 * flows[i], ns;
+			struct bench_spread s;
+
+			set_masks(&j, flows[i], masks[k]);
+			bench_repeat(build_once, &j, REPEATS, &s);
+			ns = s.median / rules * 1e9;
+			if (i == 0)
+				first[k] = ns;
+			printf("  %7u  %5u  %8.0f  %8.2f [%8.2f, %8.2f]  %8.1f  %5.2f\n", flows[i],
+			       masks[k], rules, s.median * 1e3, s.min * 1e3, s.max * 1e3, ns,
+			       ns / first[k]);
+		}
+}
+
 static void row(const char *what, struct job *j, double rules)
 {
 	struct bench_spread s;
@@ -53,6 +94,7 @@ int main(void)
 {
 	static const uint32_t flows[] = { 16384, 32768, 65536 };
 
+	linearity();
 	printf("rule sets at 128 masks on each side (4 rules per flow), CPU median [min, max] "
 	       "of %d:\n", REPEATS);
 	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++) {
@@ -60,11 +102,7 @@ int main(void)
 		double rules = 4.0 * flows[i];
 		char what[64];
 
-		gen_levels_neutral(&j.l);
-		j.l.flows = flows[i];
-		for (int h = 0; h < GEN_HOSTS; h++)
-			for (int d = 0; d < GEN_DIRS; d++)
-				j.l.masks[h][d] = 128;
+		set_masks(&j, flows[i], 128);
 		printf(" %u flows, %.0f rules:\n", flows[i], rules);
 		row("full build (reference)", &j, rules);
 		j.cache = gen_rules_cache_new(0);

@@ -3,14 +3,17 @@
  * bench-sim: CPU cost of simulated trials at campaign scale (16K flows, 128 masks on each of
  * the four host/direction sides), apply, measure and rule building (a plain build and a cache
  * hit) timed separately, trials per second with and without building, plus the CX-7
- * calibration table (model vs the public measurements) for the record. Prints only; asserts
- * nothing about time. Assumes SCALACN_SOURCE_ROOT (compile-time define, or environment).
+ * calibration table (model vs the public measurements) for the record. Every CPU figure is
+ * the median [min, max] over REPEATS rounds, each round timing a batch of each operation in
+ * CPU time of this process (bench-util.h); a ratio or a rate is computed within each round
+ * from that round's figures, then summarised the same way. Prints only; asserts nothing about
+ * time. Assumes SCALACN_SOURCE_ROOT (compile-time define, or environment).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/bench-util.h"
 #include "generators/gen.h"
 #include "testbeds/tb.h"
 
@@ -18,12 +21,11 @@
 #define SCALACN_SOURCE_ROOT "."
 #endif
 
+#define REPEATS 5
+
 static double cpu_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	return bench_cpu_s();
 }
 
 static int die(const char *what, const struct scn_error *err)
@@ -45,14 +47,13 @@ static void levels(struct gen_levels *l, uint32_t flows, uint32_t ce, uint32_t c
 	l->masks[GEN_SERVER][GEN_DECAP] = sd;
 }
 
-/* CPU of building the scale point's rule sets: a plain build, and a cache hit. */
-static int time_builds(double *build_s, double *hit_s)
+/* CPU of building the scale point's rule sets: a plain build, and a cache hit (per build, N
+ * of each). */
+static int time_builds(struct gen_rules_cache *c, int n, double *build_s, double *hit_s)
 {
-	struct gen_rules_cache *c = gen_rules_cache_new(0);
 	struct gen_rules *r = NULL;
 	struct gen_levels l;
 	struct scn_error err;
-	const int n = 10;
 	double t0;
 
 	levels(&l, 16384, 128, 128, 128, 128);
@@ -63,7 +64,7 @@ static int time_builds(double *build_s, double *hit_s)
 		gen_rules_free(r);
 	}
 	*build_s = (cpu_s() - t0) / n;
-	if (!c || gen_rules_cache_get(c, NULL, NULL, &l, 1, &r, &err) < 0)
+	if (gen_rules_cache_get(c, NULL, NULL, &l, 1, &r, &err) < 0)
 		return die("gen_rules_cache_get", &err);
 	gen_rules_free(r);
 	t0 = cpu_s();
@@ -73,22 +74,96 @@ static int time_builds(double *build_s, double *hit_s)
 		gen_rules_free(r);
 	}
 	*hit_s = (cpu_s() - t0) / n;
-	gen_rules_cache_free(c);
 	return 0;
 }
 
-/* Time apply (alternating two rule sets) and measure (same traffic; and alternating
- * popularity, which recomputes the per-flow aggregates). */
+/* One round's figures (seconds per operation). */
+struct round {
+	double apply, meas, pop, build, hit;
+};
+
+/* One round: N_APPLY applies (alternating two rule sets), N_MEASURE measures of the same
+ * traffic, N_POP measures alternating popularity (the per-flow aggregates recomputed), and
+ * the builds. */
+static int one_round(struct tb *tb, struct gen_rules *const r[2], const struct gen_traffic t[2],
+		     struct gen_rules_cache *c, struct round *out)
+{
+	const int n_apply = 8, n_measure = 4000, n_pop = 40, n_build = 4;
+	struct scn_error err;
+	struct tb_sample s;
+	double t0;
+
+	t0 = cpu_s();
+	for (int i = 0; i < n_apply; i++)
+		if (tb_apply(tb, r[i & 1], &err) < 0)
+			return die("apply", &err);
+	out->apply = (cpu_s() - t0) / n_apply;
+	t0 = cpu_s();
+	for (int i = 0; i < n_measure; i++)
+		if (tb_measure(tb, &t[0], (uint64_t)i, &s, &err) < 0)
+			return die("measure", &err);
+	out->meas = (cpu_s() - t0) / n_measure;
+	t0 = cpu_s();
+	for (int i = 0; i < n_pop; i++)
+		if (tb_measure(tb, &t[i & 1], (uint64_t)i, &s, &err) < 0)
+			return die("measure", &err);
+	out->pop = (cpu_s() - t0) / n_pop;
+	return time_builds(c, n_build, &out->build, &out->hit);
+}
+
+/* Print LABEL: the median [min, max] of V[0..REPEATS) times SCALE, in UNIT, then WHAT. */
+static void print_spread(const char *label, double *v, double scale, const char *unit,
+			 const char *what)
+{
+	struct bench_spread sp;
+
+	bench_spread_of(v, REPEATS, &sp);
+	printf("  %-20s %10.4g [%10.4g, %10.4g] %s%s\n", label, sp.median * scale,
+	       sp.min * scale, sp.max * scale, unit, what);
+}
+
+static void print_rounds(const struct round *rd)
+{
+	double v[10][REPEATS];
+
+	for (int k = 0; k < REPEATS; k++) {
+		const struct round *x = &rd[k];
+
+		v[0][k] = x->apply;
+		v[1][k] = x->meas;
+		v[2][k] = x->pop;
+		v[3][k] = 1.0 / (x->apply + x->meas);
+		v[4][k] = 1.0 / x->meas;
+		v[5][k] = x->apply / x->meas;
+		v[6][k] = x->build;
+		v[7][k] = x->hit;
+		v[8][k] = 1.0 / (x->build + x->apply + x->meas);
+		v[9][k] = 1.0 / (x->hit + x->apply + x->meas);
+	}
+	print_spread("apply", v[0], 1e3, "ms CPU", "");
+	print_spread("measure", v[1], 1e6, "us CPU", " (aggregates cached)");
+	print_spread("measure", v[2], 1e6, "us CPU", " (popularity changes every trial)");
+	print_spread("trials/s", v[3], 1, "", " (apply + measure each trial)");
+	print_spread("trials/s", v[4], 1, "", " (measure only, rules applied once)");
+	print_spread("ratio apply/measure", v[5], 1, "x", "");
+	print_spread("rule building", v[6], 1e3, "ms CPU", " (gen_rules_build)");
+	print_spread("rule building", v[7], 1e3, "ms CPU", " (the cache, point built before)");
+	print_spread("trials/s", v[8], 1, "", " (build + apply + measure, every point new)");
+	print_spread("trials/s", v[9], 1, "", " (cache hit + apply + measure)");
+}
+
 static int scale_bench(struct tb *tb)
 {
+	struct gen_rules_cache *c = gen_rules_cache_new(0);
 	struct gen_rules *r[2] = { NULL, NULL };
+	struct round rd[REPEATS];
 	struct gen_levels l;
 	struct gen_traffic t[2];
 	struct scn_error err;
-	struct tb_sample s;
-	const int n_apply = 40, n_measure = 20000, n_pop = 200;
-	double t0, apply_s, meas_s, pop_s, build_s = 0, hit_s = 0;
+	int rc = 0;
 
+	if (!c)
+		return 1;
 	for (int i = 0; i < 2; i++) {
 		levels(&l, 16384, 128, 128, 128, 128 - (uint32_t)i);
 		l.popularity = i ? GEN_POP_ZIPF : GEN_POP_UNIFORM;
@@ -96,40 +171,18 @@ static int scale_bench(struct tb *tb)
 			return die("gen_rules_build", &err);
 		gen_traffic_from_levels(&l, &t[i]);
 	}
-	t0 = cpu_s();
-	for (int i = 0; i < n_apply; i++)
-		if (tb_apply(tb, r[i & 1], &err) < 0)
-			return die("apply", &err);
-	apply_s = (cpu_s() - t0) / n_apply;
-	t0 = cpu_s();
-	for (int i = 0; i < n_measure; i++)
-		if (tb_measure(tb, &t[0], (uint64_t)i, &s, &err) < 0)
-			return die("measure", &err);
-	meas_s = (cpu_s() - t0) / n_measure;
-	t0 = cpu_s();
-	for (int i = 0; i < n_pop; i++)
-		if (tb_measure(tb, &t[i & 1], (uint64_t)i, &s, &err) < 0)
-			return die("measure", &err);
-	pop_s = (cpu_s() - t0) / n_pop;
-	if (time_builds(&build_s, &hit_s) != 0)
-		return 1;
-	printf("sim at 16384 flows, 128 masks per side (%zu + %zu rules per host):\n",
-	       (size_t)2 * 16384, (size_t)2 * 16384);
-	printf("  apply          %9.3f ms CPU\n", apply_s * 1e3);
-	printf("  measure        %9.3f us CPU (aggregates cached)\n", meas_s * 1e6);
-	printf("  measure        %9.3f us CPU (popularity changes every trial)\n", pop_s * 1e6);
-	printf("  trials/s       %9.0f (apply + measure each trial)\n", 1.0 / (apply_s + meas_s));
-	printf("  trials/s       %9.0f (measure only, rules applied once)\n", 1.0 / meas_s);
-	printf("  ratio apply/measure %.0fx\n", apply_s / meas_s);
-	printf("  rule building  %9.3f ms CPU (gen_rules_build), %.3f ms through the cache when "
-	       "the point was built before\n", build_s * 1e3, hit_s * 1e3);
-	printf("  trials/s       %9.0f (build + apply + measure, every point new)\n",
-	       1.0 / (build_s + apply_s + meas_s));
-	printf("  trials/s       %9.0f (cache hit + apply + measure)\n",
-	       1.0 / (hit_s + apply_s + meas_s));
+	for (int k = 0; rc == 0 && k < REPEATS; k++)
+		rc = one_round(tb, r, t, c, &rd[k]);
+	if (rc == 0) {
+		printf("sim at 16384 flows, 128 masks per side (%zu + %zu rules per host), "
+		       "median [min, max] of %d rounds:\n", (size_t)2 * 16384, (size_t)2 * 16384,
+		       REPEATS);
+		print_rounds(rd);
+	}
+	gen_rules_cache_free(c);
 	gen_rules_free(r[0]);
 	gen_rules_free(r[1]);
-	return 0;
+	return rc;
 }
 
 struct row {

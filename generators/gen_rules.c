@@ -261,6 +261,8 @@ static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, uint32_t 
 	return rc < 0 ? rc : 0;
 }
 
+#define FETCH_AHEAD 8 /* rules ahead whose flow is fetched into the cache */
+
 /* Both sides of host H. Groups are created first (one rule per shape, both directions),
  * then the remaining rules shape by shape: creating a group late costs a pass over all rules
  * in topology, adding to the group just used is cheap. */
@@ -287,9 +289,13 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 
 				gen_shape((enum gen_dir)d, s, &mask);
 				for (uint32_t j = pass ? s + m : s; rc == 0 && j < F;
-				     j += pass ? m : F)
+				     j += pass ? m : F) {
+					/* the flows come in permuted order: fetch one ahead */
+					if (pass && j + FETCH_AHEAD * m < F)
+						__builtin_prefetch(&p->flow[perm[d][j + FETCH_AHEAD * m]]);
 					rc = add_rule(p, rs, table, h, (enum gen_dir)d, m, perm[d],
 						      j, &mask);
+				}
 			}
 		}
 	return rc;

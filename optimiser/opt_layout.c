@@ -129,21 +129,26 @@ void opt_refresh_precedence(struct opt_table *t)
  * without that precedence edge are skipped without a lookup. */
 bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r)
 {
-	uint64_t k[OPT_F_COUNT];
-
 	for (uint32_t i = 0; i < t->n_masks; i++) {
 		const struct omask *m = t->order[i];
-		const struct orule *s;
 
-		if (m != r->mask && !opt_prec(t, m->slot, r->mask->slot))
-			continue;
-		for (int f = 0; f < OPT_F_COUNT; f++)
-			k[f] = r->flow[f] & m->w[f];
-		s = opt_key_lookup(t, m, k);
-		if (s && s != r && opt_rule_less(s, r))
+		if ((m == r->mask || opt_prec(t, m->slot, r->mask->slot)) &&
+		    opt_hyper_shadowed_by(t, r, m))
 			return true;
 	}
 	return false;
+}
+
+bool opt_hyper_shadowed_by(const struct opt_table *t, const struct orule *r,
+			   const struct omask *m)
+{
+	uint64_t k[OPT_F_COUNT];
+	const struct orule *s;
+
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		k[f] = r->flow[f] & m->w[f];
+	s = opt_key_lookup(t, m, k);
+	return s && s != r && opt_rule_less(s, r);
 }
 
 int opt_table_classify(struct opt_table *t, const struct opt_pkt *pkt, uint32_t *rule_id,
@@ -202,7 +207,7 @@ void opt_table_stats(const struct opt_table *t, struct opt_table_stats *s)
 
 		s->rules += m->n_rules;
 		s->flagged_masks += m->flagged;
-		b += sizeof(*m) + (uint64_t)m->cap_rules * sizeof(void *);
+		b += sizeof(*m) + (uint64_t)m->cap_rules * (sizeof(void *) + sizeof(*m->hot));
 		b += (uint64_t)m->n_rules * (sizeof(struct orule) +
 					     t->ring_len * sizeof(uint32_t));
 	}
@@ -270,6 +275,6 @@ int opt_table_window_hits(const struct opt_table *t, uint32_t id, uint64_t *hits
 	if (!r)
 		return -ENOENT;
 	if (hits)
-		*hits = r->win_sum;
+		*hits = opt_rule_hits_at(t, r, t->now);
 	return 0;
 }

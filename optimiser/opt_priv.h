@@ -54,6 +54,10 @@ struct orule {
 
 /*
  * A cascading mask. Invariants: rules[i]->vec_idx == i and rules[i]->mask == this;
+ * win_ring advanced to any second T equals the sum of the rings, advanced to T, of its rules
+ * not in the hyper mask (win_sum: its sum); while rules[i] is a hyper candidate
+ * (opt_hyper_candidate), hot[i] >= its window hits (OPT_HOT_SAT: too many to hold), and
+ * hot[i] != 0 only if rules[i] has one microflow;
  * t->order[pos] == this; prios strictly increase along t->order; slot < max_masks indexes
  * the pair-count matrix. dense is sticky: set once n_rules reached OPT_DENSE_RULES;
  * anchored == ((w & t->anchor) == t->anchor), always true for dense masks.
@@ -68,7 +72,12 @@ struct omask {
 	bool dense, anchored;
 	uint64_t last_hit;      /* latest hit of any rule, or creation time */
 	struct orule **rules;
+	uint32_t *hot;          /* hot[i]: bound on rules[i]'s window hits as a hyper candidate */
 	uint32_t n_rules, cap_rules;
+	/* The window hits of the rules outside the hyper mask, kept as counters are fed and rules
+	 * change (opt_window.c), so the tick need not visit every rule */
+	uint64_t win_last_sec, win_sum;
+	uint64_t win_ring[OPT_RING_MAX];
 	uint64_t hits;          /* scratch for tick: window hits outside the hyper */
 	bool plan_del;          /* scratch for tick: planned for deletion */
 };
@@ -171,18 +180,47 @@ OPT_HIDDEN void opt_count_pairs(struct opt_table *t, const struct orule *r, int 
 OPT_HIDDEN void opt_anchor_update(struct opt_table *t);
 OPT_HIDDEN bool opt_covers_anchor(const struct opt_table *t, const uint64_t *w);
 OPT_HIDDEN bool opt_hyper_shadowed(const struct opt_table *t, const struct orule *r);
+/* Does a rule of mask M preferred over R match R's microflow? */
+OPT_HIDDEN bool opt_hyper_shadowed_by(const struct opt_table *t, const struct orule *r,
+				      const struct omask *m);
 OPT_HIDDEN int opt_hyper_insert(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_hyper_remove(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_remove_rule(struct opt_table *t, struct orule *r);
 OPT_HIDDEN void opt_remove_mask(struct opt_table *t, struct omask *m);
 OPT_HIDDEN void opt_update_flags(struct opt_table *t);
+/* opt_window.c */
+#define OPT_HOT_SAT UINT32_MAX /* a hot bound too large to hold: the rule must be read */
 OPT_HIDDEN void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now);
+OPT_HIDDEN void opt_mask_advance(const struct opt_table *t, struct omask *m, uint64_t now);
+OPT_HIDDEN uint64_t opt_rule_hits_at(const struct opt_table *t, const struct orule *r,
+				     uint64_t now);
+OPT_HIDDEN bool opt_hyper_candidate(const struct opt_table *t, const struct orule *r);
+OPT_HIDDEN void opt_hot_note(const struct opt_table *t, const struct orule *r);
+OPT_HIDDEN void opt_window_add(const struct opt_table *t, struct orule *r, uint32_t packets);
+OPT_HIDDEN void opt_window_take(const struct opt_table *t, struct orule *r, int sign);
 
-/* A hyper candidate as the tick's selection compares it (no pointer chasing while sifting). */
+/* A hyper candidate as the tick's walk compares it (no pointer chasing while sifting). */
 struct opt_cand {
-	uint64_t hits;
+	uint64_t hits;  /* the rule's window hits at the tick */
 	uint32_t id;
 	struct orule *r;
+};
+
+/* The tick's hottest-first walk over the hyper candidates (opt_cands.c): a heap of the
+ * exact hits of the rules whose bounds were taken; the bounds not taken yet are all of them (fresh), none (done), or those
+ * below edge (by bound, mask position, rule position); read[]: rules whose exact hits the
+ * walk read, whose bounds are tightened when it ends. */
+#define OPT_WALK_TIGHTEN 256
+struct opt_slot {
+	uint32_t h, i, j; /* a hot bound, its mask's position in order[], its rule's in rules[] */
+};
+struct opt_walk {
+	struct opt_cand *h;
+	size_t n, cap, want, n_read;
+	struct orule *read[OPT_WALK_TIGHTEN];
+	struct opt_slot edge;
+	uint64_t coldest;
+	bool fresh, done, room;
 };
 
 /* A tick in progress (opt_tick.c, opt_order.c; helpers in opt_planner.c). */
@@ -193,8 +231,6 @@ struct planner {
 	uint32_t *ids;        /* scratch rule ids */
 	bool compact;         /* re-spreading every prio: emitted whole, beyond the budget */
 	size_t n_ids, cap_ids;
-	struct opt_cand *cand; /* hyper candidates, a max-heap by hits (opt_tick.c) */
-	size_t n_cand;
 };
 
 /* opt_planner.c */
@@ -203,6 +239,13 @@ OPT_HIDDEN int opt_mask_ids(struct planner *pl, const struct omask *m);
 OPT_HIDDEN uint32_t opt_group_cost(const struct omask *m);
 /* opt_order.c */
 OPT_HIDDEN int opt_plan_masks(struct planner *pl);
+/* opt_cands.c: start the walk (ROOM: free hyper slots, FREE_SLOTS of them; else only rules
+ * with more hits than COLDEST are walked), then the next candidate (NULL: none left, or an
+ * error in *RC). */
+OPT_HIDDEN void opt_walk_start(struct opt_walk *w, bool room, uint64_t free_slots,
+			       uint64_t coldest);
+OPT_HIDDEN struct orule *opt_walk_next(const struct planner *pl, struct opt_walk *w, int *rc);
+OPT_HIDDEN void opt_walk_free(const struct opt_table *t, struct opt_walk *w);
 
 /* opt_plan.c */
 OPT_HIDDEN int opt_plan_push(struct opt_plan *p, enum opt_op_kind k, const struct omask *m,

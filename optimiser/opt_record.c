@@ -5,32 +5,13 @@
  * one at a time (opt_table_record_hits, opt_table_record_flow) or a whole poll at once
  * (opt_table_record_batch: the same effect, with the rules of later counters fetched into the
  * cache while earlier ones are counted, since a poll of 100K rules is bound by memory
- * latency, not by arithmetic). Assumes the caller's time is seconds on a monotonic clock.
+ * latency, not by arithmetic). The windows themselves are opt_window.c's. Assumes the
+ * caller's time is seconds on a monotonic clock.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "optimiser/opt_priv.h"
-
-void opt_rule_advance(const struct opt_table *t, struct orule *r, uint64_t now)
-{
-	uint64_t nb = t->ring_len, from = r->last_sec / t->bucket_s, to = now / t->bucket_s;
-
-	if (now <= r->last_sec)
-		return;
-	r->last_sec = now;
-	if (to == from)
-		return;
-	if (to - from >= nb) {
-		memset(r->ring, 0, nb * sizeof(r->ring[0]));
-		r->win_sum = 0;
-		return;
-	}
-	for (uint64_t b = from + 1; b <= to; b++) {
-		r->win_sum -= r->ring[b % nb];
-		r->ring[b % nb] = 0;
-	}
-}
 
 static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, uint64_t now)
 {
@@ -45,8 +26,7 @@ static void count_hits(struct opt_table *t, struct orule *r, uint64_t packets, u
 		return;
 	b = &r->ring[(r->last_sec / t->bucket_s) % t->ring_len];
 	add = packets > (uint64_t)(UINT32_MAX - *b) ? UINT32_MAX - *b : packets;
-	*b += (uint32_t)add;
-	r->win_sum += add;
+	opt_window_add(t, r, (uint32_t)add);
 	r->last_hit = now;
 	r->mask->last_hit = now;
 }
@@ -74,6 +54,7 @@ static int count_flow(struct opt_table *t, struct orule *r, const struct opt_pkt
 			r->hyper_dead = true;
 	}
 	count_hits(t, r, packets, now);
+	opt_hot_note(t, r); /* its candidacy may have changed even without hits */
 	return 0;
 }
 

@@ -132,6 +132,7 @@ static int mask_get(struct opt_table *t, const struct opt_mask *shape, uint64_t 
 	m->specificity = mask_specificity(&m->shape);
 	m->full = m->shape.fields == OPT_F_ALL && m->specificity >= 1.0;
 	m->last_hit = now;
+	m->win_last_sec = now;
 	m->anchored = opt_covers_anchor(t, w); /* sparse: the anchor stays */
 	t->by_slot[slot] = m;
 	t->order[t->n_masks++] = m;
@@ -156,6 +157,7 @@ void opt_remove_mask(struct opt_table *t, struct omask *m)
 	}
 	t->by_slot[m->slot] = NULL;
 	free(m->rules);
+	free(m->hot);
 	free(m);
 	if (dense) /* the anchor may grow back */
 		opt_anchor_update(t);
@@ -189,13 +191,19 @@ static int mask_push_rule(struct omask *m, struct orule *r)
 	if (m->n_rules == m->cap_rules) {
 		uint32_t nc = m->cap_rules ? m->cap_rules * 2 : 8;
 		struct orule **nr = realloc(m->rules, nc * sizeof(*nr));
+		uint32_t *nh;
 
 		if (!nr)
 			return -ENOMEM;
 		m->rules = nr;
+		nh = realloc(m->hot, nc * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		m->hot = nh;
 		m->cap_rules = nc;
 	}
 	r->vec_idx = m->n_rules;
+	m->hot[m->n_rules] = 0; /* no hits yet */
 	m->rules[m->n_rules++] = r;
 	return 0;
 }
@@ -277,6 +285,8 @@ void opt_hyper_remove(struct opt_table *t, struct orule *r)
 	r->in_hyper = false;
 	r->hyper_dead = false;
 	t->hyper_n--;
+	opt_window_take(t, r, +1); /* its hits count for its mask again */
+	opt_hot_note(t, r);
 }
 
 int opt_hyper_insert(struct opt_table *t, struct orule *r)
@@ -289,9 +299,11 @@ int opt_hyper_insert(struct opt_table *t, struct orule *r)
 	rc = opt_hash_insert(t, r, H_HYPER);
 	if (rc < 0)
 		return rc;
+	opt_window_take(t, r, -1);
 	r->in_hyper = true;
 	r->hyper_dead = false;
 	t->hyper_n++;
+	opt_hot_note(t, r);
 	return 0;
 }
 
@@ -301,12 +313,14 @@ void opt_remove_rule(struct opt_table *t, struct orule *r)
 
 	opt_count_pairs(t, r, -1);
 	opt_hyper_remove(t, r);
+	opt_window_take(t, r, -1);
 	opt_hash_remove(t, r, H_ID);
 	opt_hash_remove(t, r, H_KEY);
 	if (m->anchored)
 		opt_hash_remove(t, r, H_ANCHOR);
 	assert(m->rules[r->vec_idx] == r);
 	m->rules[r->vec_idx] = m->rules[--m->n_rules];
+	m->hot[r->vec_idx] = m->hot[m->n_rules];
 	m->rules[r->vec_idx]->vec_idx = r->vec_idx;
 	t->generation++;
 	free(r);

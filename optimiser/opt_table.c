@@ -367,6 +367,7 @@ void opt_table_free(struct opt_table *t)
 		for (uint32_t j = 0; j < m->n_rules; j++)
 			free(m->rules[j]);
 		free(m->rules);
+		free(m->hot);
 		free(m);
 	}
 	free(t->order);

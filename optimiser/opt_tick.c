@@ -6,8 +6,10 @@
  * admit hot exact flows into the hyper mask (LRU, threshold, frequency guard), then move
  * masks into locality order (opt_order.c). Ops that do not fit are counted as deferred;
  * the next tick plans again from the layout it finds, so deferral needs no queue.
- * Assumes the tick is called about once per second; the cost is O(rules + masks^2): one pass
- * over the rules (prefetched), then only as many hyper candidates ordered as it admits.
+ * Assumes the tick is called about once per second. No pass over every rule: the masks' hits
+ * and the candidates' bounds are kept as counters are fed (opt_window.c); the tick reads the
+ * masks (O(masks^2)), the hyper copies, and the candidates' 4-byte bounds in order, and
+ * reads a rule only when the hottest-first walk reaches it.
  */
 #include <assert.h>
 #include <errno.h>
@@ -88,21 +90,25 @@ static int plan_idle_masks(struct planner *pl)
 	return rc;
 }
 
-/* Is A hotter than B (more window hits, then lower id: a total order)? */
-static bool hotter(const struct opt_cand *a, const struct opt_cand *b)
+/* Was A used less recently than B (then fewer window hits, then lower id: a total order)? */
+static bool older(const struct orule *a, const struct orule *b)
 {
-	return a->hits != b->hits ? a->hits > b->hits : a->id < b->id;
+	if (a->last_hit != b->last_hit)
+		return a->last_hit < b->last_hit;
+	if (a->win_sum != b->win_sum)
+		return a->win_sum < b->win_sum;
+	return a->id < b->id;
 }
 
-static void sift_down(struct opt_cand *h, size_t n, size_t i)
+static void lru_sift_down(struct orule **h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, best = i;
-		struct opt_cand tmp;
+		struct orule *tmp;
 
-		if (l < n && hotter(&h[l], &h[best]))
+		if (l < n && older(h[l], h[best]))
 			best = l;
-		if (l + 1 < n && hotter(&h[l + 1], &h[best]))
+		if (l + 1 < n && older(h[l + 1], h[best]))
 			best = l + 1;
 		if (best == i)
 			return;
@@ -113,98 +119,128 @@ static void sift_down(struct opt_cand *h, size_t n, size_t i)
 	}
 }
 
-/* The hottest of H[0..*N) removed (a max-heap: candidates come out in the order a full sort
- * by hits would give, but only as many as the tick takes are ever ordered). */
-static struct orule *pop_hottest(struct opt_cand *h, size_t *n)
+/* Hyper copies that may be replaced (not planned for eviction), their windows advanced to
+ * the tick, as a heap with the least recently used on top (only as many come out in order
+ * as the tick replaces); coldest: the fewest window hits any of them has (UINT64_MAX for
+ * none). */
+struct residents {
+	struct orule **h;
+	size_t n;
+	uint64_t coldest;
+};
+
+static int residents(struct planner *pl, struct residents *rs)
 {
-	struct orule *r = h[0].r;
+	struct opt_table *t = pl->t;
 
-	h[0] = h[--*n];
-	sift_down(h, *n, 0);
-	return r;
-}
-
-static int by_lru(const void *a, const void *b)
-{
-	const struct orule *x = *(struct orule *const *)a, *y = *(struct orule *const *)b;
-
-	if (x->last_hit != y->last_hit)
-		return x->last_hit < y->last_hit ? -1 : 1;
-	if (x->win_sum != y->win_sum)
-		return x->win_sum < y->win_sum ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Order the gathered candidates as a heap, keeping only those that can still be admitted:
- * with no room left, a candidate must beat a resident's window hits (COLDEST: the fewest
- * any resident has), and the hottest-first walk stops at the first that does not, so the
- * others would never come out of the heap. */
-static void heap_candidates(struct planner *pl, size_t room, uint64_t coldest)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < pl->n_cand; i++)
-		if (room > 0 || pl->cand[i].hits > coldest)
-			pl->cand[n++] = pl->cand[i];
-	pl->n_cand = n;
-	for (size_t k = n / 2; k-- > 0;)
-		sift_down(pl->cand, n, k);
-}
-
-/* Hyper copies that may be replaced (not planned for eviction), least recently used first. */
-static int residents(const struct opt_table *t, struct orule ***out, size_t *n)
-{
-	struct orule **res = malloc((t->hyper_n ? t->hyper_n : 1) * sizeof(*res));
-
-	*n = 0;
-	if (!res)
+	rs->n = 0;
+	rs->coldest = UINT64_MAX;
+	rs->h = malloc((t->hyper_n ? t->hyper_n : 1) * sizeof(*rs->h));
+	if (!rs->h)
 		return -ENOMEM;
 	for (size_t b = 0; t->hyper_n && b < t->hyper.n_buckets; b++)
-		for (struct orule *r = t->hyper.b[b]; r; r = r->hy_next)
-			if (!r->plan_mark)
-				res[(*n)++] = r;
-	qsort(res, *n, sizeof(*res), by_lru);
-	*out = res;
+		for (struct orule *r = t->hyper.b[b]; r; r = r->hy_next) {
+			opt_rule_advance(t, r, pl->now);
+			if (r->plan_mark)
+				continue;
+			rs->h[rs->n++] = r;
+			if (r->win_sum < rs->coldest)
+				rs->coldest = r->win_sum;
+		}
+	for (size_t k = rs->n / 2; k-- > 0;)
+		lru_sift_down(rs->h, rs->n, k);
 	return 0;
 }
 
+/* The least recently used resident taken out (RS->n > 0). */
+static struct orule *take_lru(struct residents *rs)
+{
+	struct orule *r = rs->h[0];
+
+	rs->h[0] = rs->h[--rs->n];
+	lru_sift_down(rs->h, rs->n, 0);
+	return r;
+}
+
+/* The masks that may shadow a hyper copy of a rule: per mask slot, its own mask and those
+ * that must precede it (opt_hyper_shadowed), listed once a tick for the masks the walk
+ * reaches rather than found again for every candidate; off[s] == 0: not listed yet. */
+struct shadows {
+	size_t *off;             /* slot -> 1 + start of its list in m[] (NULL-terminated) */
+	const struct omask **m;
+	size_t n, cap;
+};
+
+static int shadows_list(const struct opt_table *t, struct shadows *sh, const struct omask *of)
+{
+	size_t need = sh->n + t->n_masks + 1;
+
+	if (need > sh->cap) {
+		const struct omask **nm = realloc(sh->m, 2 * need * sizeof(*nm));
+
+		if (!nm)
+			return -ENOMEM;
+		sh->m = nm;
+		sh->cap = 2 * need;
+	}
+	sh->off[of->slot] = sh->n + 1;
+	for (uint32_t i = 0; i < t->n_masks; i++)
+		if (t->order[i] == of || opt_prec(t, t->order[i]->slot, of->slot))
+			sh->m[sh->n++] = t->order[i];
+	sh->m[sh->n++] = NULL;
+	return 0;
+}
+
+/* opt_hyper_shadowed(T, R), or a negative errno. */
+static int shadowed(const struct opt_table *t, struct shadows *sh, const struct orule *r)
+{
+	int rc = 0;
+
+	if (!sh->off[r->mask->slot])
+		rc = shadows_list(t, sh, r->mask);
+	for (size_t i = sh->off[r->mask->slot] - 1; rc == 0 && sh->m[i]; i++)
+		if (opt_hyper_shadowed_by(t, r, sh->m[i]))
+			return 1;
+	return rc;
+}
+
 /* Admit candidates (hits >= threshold, not shadowed) hottest first; when full, replace the
- * least recently used copy, but only by a rule with more window hits (no thrash). The
- * candidates were gathered by the tick's pass over the rules (pl->cand, a heap); those of a
- * mask planned for deletion are skipped as they come out. */
+ * least recently used copy, but only by a rule with more window hits (no thrash). Those of a
+ * mask planned for deletion are not gathered. */
 static int plan_hyper(struct planner *pl)
 {
 	struct opt_table *t = pl->t;
-	struct orule **res = NULL;
-	size_t nr = 0, v = 0, count;
-	uint64_t coldest = 0;
-	int rc;
+	struct shadows sh = { calloc(t->slot_cap, sizeof(size_t)), NULL, 0, 0 };
+	struct residents rs = { NULL, 0, 0 };
+	struct opt_walk w;
+	struct orule *c;
+	size_t count;
+	int rc = 0;
 
-	if (t->cfg.hyper_capacity == 0 || pl->n_cand == 0)
-		return 0;
-	rc = residents(t, &res, &nr);
+	if (t->cfg.hyper_capacity == 0 || !sh.off) {
+		free(sh.off);
+		return t->cfg.hyper_capacity == 0 ? 0 : -ENOMEM;
+	}
+	rc = residents(pl, &rs);
 	count = t->hyper_n;
 	for (size_t i = 0; i < t->hyper.n_buckets; i++) /* planned evictions free room */
 		for (struct orule *r = t->hyper.b[i]; r; r = r->hy_next)
 			count -= r->plan_mark == PLAN_EVICT;
-	for (size_t i = 0; i < nr; i++)
-		coldest = i == 0 || res[i]->win_sum < coldest ? res[i]->win_sum : coldest;
-	heap_candidates(pl, count < t->cfg.hyper_capacity ? t->cfg.hyper_capacity - count : 0,
-			nr ? coldest : UINT64_MAX);
-	while (rc == 0 && pl->n_cand > 0) {
-		struct orule *c = pop_hottest(pl->cand, &pl->n_cand);
+	opt_walk_start(&w, count < t->cfg.hyper_capacity,
+		       count < t->cfg.hyper_capacity ? t->cfg.hyper_capacity - count : 0, rs.coldest);
+	while (rc == 0 && (c = opt_walk_next(pl, &w, &rc)) != NULL) {
 		bool room = count < t->cfg.hyper_capacity;
 
-		if (c->mask->plan_del)
-			continue;
-		if (!room && (v >= nr || res[v]->win_sum >= c->win_sum))
+		if (!room && (rs.n == 0 || rs.h[0]->win_sum >= c->win_sum))
 			break;
-		if (opt_hyper_shadowed(t, c))
+		if ((rc = shadowed(t, &sh, c)) != 0) {
+			rc = rc < 0 ? rc : 0;
 			continue;
+		}
 		if (!opt_spend(pl, room ? 1 : 2))
 			break;
 		if (!room)
-			rc = evict(pl, res[v++]);
+			rc = evict(pl, take_lru(&rs));
 		else
 			count++;
 		c->plan_mark = PLAN_ADD;
@@ -212,18 +248,12 @@ static int plan_hyper(struct planner *pl)
 			rc = opt_plan_push(pl->p, OPT_OP_HYPER_ADD, NULL, 0, OPT_HYPER_PRIO,
 					   OPT_HYPER_PRIO, &c->id, 1);
 	}
-	free(res);
+	opt_walk_free(t, &w);
+	free(rs.h);
+	free(sh.off);
+	free(sh.m);
 	return rc;
 }
-
-/* Is R a hyper candidate (before any mask is planned for deletion)? */
-static bool candidate(const struct opt_table *t, const struct orule *r)
-{
-	return !r->in_hyper && r->flow_single && r->win_sum > 0 &&
-	       r->win_sum >= t->cfg.admission_hits;
-}
-
-#define AHEAD 16 /* rules ahead fetched into the cache by the tick's pass */
 
 /* Plan marks are set only on the rules of hyper ops; clear those at the end of the tick
  * (rather than every rule's in its pass), so that no mark outlives the tick. */
@@ -240,43 +270,20 @@ static void clear_marks(struct opt_table *t, const struct opt_plan *p)
 	}
 }
 
-/* The tick's one pass over every rule: advance its window, sum its mask's hits outside the
- * hyper mask, and gather the hyper candidates into pl->cand (when
- * GATHER) as a heap. */
-static int pass_rules(struct planner *pl, bool gather)
+/* The masks' window hits outside the hyper mask as of the tick: the sums opt_window.c keeps
+ * as counters come, slid to the tick (O(masks), no rule is read). */
+static void pass_masks(struct planner *pl)
 {
 	struct opt_table *t = pl->t;
-	size_t total = 0;
 
-	for (uint32_t i = 0; i < t->n_masks; i++)
-		total += t->order[i]->n_rules;
-	if (gather && total) {
-		pl->cand = malloc(total * sizeof(*pl->cand));
-		if (!pl->cand)
-			return -ENOMEM;
-	}
 	for (uint32_t i = 0; i < t->n_masks; i++) {
 		struct omask *m = t->order[i];
 
-		m->hits = 0;
+		opt_mask_advance(t, m, pl->now);
+		m->hits = m->win_sum;
 		m->plan_del = false;
-		for (uint32_t j = 0; j < m->n_rules; j++) {
-			struct orule *r = m->rules[j];
-
-			if (j + AHEAD < m->n_rules) { /* its first 24 bytes, wherever they fall */
-				__builtin_prefetch(m->rules[j + AHEAD], 0);
-				__builtin_prefetch((char *)m->rules[j + AHEAD] + 23, 0);
-			}
-			opt_rule_advance(t, r, pl->now);
-			if (!r->in_hyper)
-				m->hits += r->win_sum;
-			if (gather && candidate(t, r))
-				pl->cand[pl->n_cand++] = (struct opt_cand){ r->win_sum, r->id, r };
-		}
 	}
-	return 0;
 }
-
 
 int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *model,
 		   struct opt_plan **plan)
@@ -321,9 +328,8 @@ int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *mo
 	}
 	p->info.degradation = deg;
 	refill(t, now);
-	rc = pass_rules(&pl, p->info.triggered && t->cfg.hyper_capacity > 0);
-	if (rc == 0)
-		rc = plan_dead_hyper(&pl);
+	pass_masks(&pl);
+	rc = plan_dead_hyper(&pl);
 	if (rc == 0 && p->info.triggered)
 		rc = plan_idle_masks(&pl);
 	if (rc == 0 && p->info.triggered)
@@ -331,7 +337,6 @@ int opt_table_tick(struct opt_table *t, uint64_t now, const struct opt_model *mo
 	if (rc == 0)
 		rc = opt_plan_masks(&pl);
 	free(pl.ids);
-	free(pl.cand);
 	clear_marks(t, p);
 	if (rc < 0) {
 		opt_plan_free(p);

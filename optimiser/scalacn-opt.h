@@ -317,7 +317,8 @@ OPT_API int opt_table_mask_info(const struct opt_table *t, uint32_t mask_id,
 OPT_API int opt_table_get_rule(const struct opt_table *t, uint32_t id, struct opt_rule *out,
 			       uint32_t *mask_id);
 OPT_API bool opt_table_in_hyper(const struct opt_table *t, uint32_t id);
-/* Hits of rule ID in the window ending at its latest recorded second. -ENOENT. */
+/* Hits of rule ID in the window ending at the table's latest second (the latest time any
+ * call gave it). -ENOENT. */
 OPT_API int opt_table_window_hits(const struct opt_table *t, uint32_t id, uint64_t *hits);
 
 /* ---- Plans ----------------------------------------------------------------------------- */

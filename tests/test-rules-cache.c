@@ -8,6 +8,9 @@
  * to one part), from several threads at once, and after it is freed; errors are the plain
  * build's. Then the simulated testbed: trials applied from cached rule sets (hosts the sim
  * keeps by content id) measure exactly what trials applied from fresh builds measure.
+ * Last, the rule storage itself (topology/topo_ruleset.c): a rule array of several MB grown
+ * rule by rule across alternating masks (the normalisation keeps the last mask's field
+ * bits) holds exactly the normalised rules, classifies to them, and clones and deletes.
  */
 #include <errno.h>
 #include <math.h>
@@ -320,6 +323,62 @@ static void test_rules_cache_sim_measures_the_same(void **state)
 	tb_close(cached_tb);
 }
 
+/* ---- rule storage ------------------------------------------------------------------- */
+
+/* Rule I of the storage test: one of three masks in turn (so the normalisation of the last
+ * mask is redone every rule), with values beyond the masks' bits (so normalising cuts). */
+static void storage_rule(uint32_t i, struct topo_match *m)
+{
+	static const char *const masks[3] = { "ip_dst/24,l4_src", "ip_dst/32,l4_src,tun_id",
+					      "ip_dst/32,l4_src,ip_proto" };
+	struct scn_error err;
+
+	memset(m, 0, sizeof(*m));
+	assert_int_equal(topo_mask_parse(masks[i % 3], &m->mask, &err), 0);
+	for (int f = 0; f < TOPO_F_COUNT; f++)
+		m->value[f] = 0xfedcba9876543210ull ^ ((uint64_t)i * 0x9e3779b9u + (uint64_t)f);
+	m->value[TOPO_F_IP_DST] = 0x0a000000u + i * 256u + 0xffu; /* /24 cuts the low byte */
+	m->value[TOPO_F_L4_SRC] = i;
+}
+
+static void test_rules_storage_large_array(void **state)
+{
+	const uint32_t n = 40000; /* 8.6 MB of rules */
+	struct topo_ruleset *rs = topo_ruleset_new(), *c;
+	struct topo_action_list a = { .n = 1, .a = { { TOPO_ACT_DROP, 0 } } };
+
+	(void)state;
+	assert_non_null(rs);
+	for (uint32_t i = 0; i < n; i++) {
+		struct topo_match m;
+
+		storage_rule(i, &m);
+		assert_int_equal(topo_ruleset_add_rule(rs, 0, &m, 10 + i % 3, &a, i + 1), (int)i);
+	}
+	assert_true(topo_ruleset_bytes(rs) >= (size_t)n * sizeof(struct topo_rule));
+	c = topo_ruleset_clone(rs);
+	assert_non_null(c);
+	for (uint32_t i = 0; i < n; i += 97) {
+		struct topo_match m;
+		uint64_t pkt[TOPO_F_COUNT];
+		int hit = -1;
+		unsigned probes = 0;
+
+		storage_rule(i, &m);
+		memcpy(pkt, m.value, sizeof(pkt));
+		topo_match_normalise(&m);
+		assert_memory_equal(&topo_ruleset_rule(rs, i)->match, &m, sizeof(m));
+		same_rule(topo_ruleset_rule(rs, i), topo_ruleset_rule(c, i));
+		assert_int_equal(topo_ruleset_classify(rs, pkt, &hit, &probes), 0);
+		assert_int_equal(hit, (int)i);
+	}
+	assert_int_equal(topo_ruleset_del_rule(rs, 0), 0);
+	assert_int_equal(topo_ruleset_n_rules(rs), n - 1);
+	same_rule(topo_ruleset_rule(rs, n - 2), topo_ruleset_rule(c, n - 1));
+	topo_ruleset_free(c);
+	topo_ruleset_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_rules_cache_threads),
 		cmocka_unit_test(test_rules_cache_errors_and_fallbacks),
 		cmocka_unit_test(test_rules_cache_sim_measures_the_same),
+		cmocka_unit_test(test_rules_storage_large_array),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

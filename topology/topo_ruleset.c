@@ -240,6 +240,25 @@ static long last_group(const struct topo_ruleset *rs, uint32_t table, const stru
 	return (long)rs->rules[rs->n_rules - 1].group;
 }
 
+/* OUT = M normalised (topo_match_normalise), with the field bits of M's mask kept from the
+ * rule before when the mask is the same. */
+static void normalise_into(struct topo_ruleset *rs, const struct topo_match *m,
+			   struct topo_match *out)
+{
+	if (!rs->norm_valid || memcmp(&rs->norm_mask, &m->mask, sizeof(m->mask)) != 0) {
+		rs->norm_mask = m->mask;
+		for (unsigned f = 0; f < TOPO_F_COUNT; f++)
+			rs->norm_bits[f] = topo__field_bits(&m->mask, (enum topo_field)f);
+		rs->norm_valid = true;
+	}
+	out->mask = m->mask;
+	for (unsigned f = 0; f < TOPO_F_COUNT; f++) {
+		if (!(TOPO__PREFIX_FIELDS & m->mask.fields & (1u << f)))
+			out->mask.plen[f] = 0;
+		out->value[f] = m->value[f] & rs->norm_bits[f];
+	}
+}
+
 int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct topo_match *m,
 			  uint32_t priority, const struct topo_action_list *actions, uint32_t flow)
 {
@@ -264,12 +283,12 @@ int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct 
 	memset(r, 0, sizeof(*r));
 	r->table = table;
 	r->group = (uint32_t)g;
-	r->match = *m;
-	topo_match_normalise(&r->match);
+	normalise_into(rs, m, &r->match);
 	r->priority = priority;
 	r->actions = *actions;
 	r->flow = flow;
-	topo__index_drop(rs);
+	if (atomic_load_explicit(&rs->ix, memory_order_relaxed)) /* no locked op per rule */
+		topo__index_drop(rs);
 	rs->groups[g].n_rules++;
 	return (int)rs->n_rules++;
 }

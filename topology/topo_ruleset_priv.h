@@ -37,6 +37,11 @@ struct topo_ruleset {
 	 * pix_cap is 0 or a power of two >= 2 * n_ports. */
 	uint32_t *pix;
 	size_t pix_cap;
+	/* The significant bits per field of the mask of the last rule added (norm_mask), so that
+	 * normalising a run of rules of one mask costs one AND per field. */
+	bool norm_valid;
+	struct topo_mask norm_mask;
+	uint64_t norm_bits[TOPO_F_COUNT];
 };
 
 /* Index maintenance (topo_index.c): drop it (after a change), its bytes (0 when none). */
