@@ -152,7 +152,8 @@ static void test_faults_inf_latency_is_unusable_not_an_abort(void **state)
 	assert_true(asprintf(&client, "if [ $((n %% 3)) -ne 0 ]; then cat <<'END'\n%sEND\n"
 			     "else cat <<'END'\n%sEND\nfi\n", bad, good) > 0);
 	write_perftest_plan(c, fake, client, 100);
-	assert_int_equal(e2e_scalacn_run(&r, run), 0);
+	if (e2e_scalacn_run(&r, run) != 0)
+		fail_msg("run: exit %d, stderr: %s", r.status, r.err);
 	assert_non_null(strstr(r.out, "Result: QUALIFIED"));
 	e2e_run_free(&r);
 	assert_int_equal(e2e_scalacn_run(&r, trials), 0);
