@@ -251,7 +251,20 @@ static void print_table(const struct trials_ctx *c)
 	}
 }
 
-static struct json_object *trial_json(const struct trial_row *r)
+/* The trial's evidence (schema 6) as parsed JSON, or null when none was recorded. */
+static struct json_object *evidence_of(struct res_db *db, int64_t id)
+{
+	struct scn_error err;
+	struct json_object *e = NULL;
+	char *text = NULL;
+
+	if (res_trial_evidence(db, id, &text, &err) == 0 && text)
+		e = json_tokener_parse(text);
+	free(text);
+	return e;
+}
+
+static struct json_object *trial_json(struct res_db *db, const struct trial_row *r)
 {
 	const struct res_trial *t = &r->t;
 	struct json_object *j = json_object_new_object();
@@ -271,15 +284,16 @@ static struct json_object *trial_json(const struct trial_row *r)
 	json_object_object_add(j, "point", json_object_get(r->point));
 	json_object_object_add(j, "counters", json_tokener_parse(t->sample.counters_json[0] ?
 								 t->sample.counters_json : "{}"));
+	json_object_object_add(j, "evidence", evidence_of(db, t->id));
 	return j;
 }
 
-static void print_json(const struct trials_ctx *c)
+static void print_json(struct res_db *db, const struct trials_ctx *c)
 {
 	struct json_object *doc = hx_json_doc("trials"), *arr = json_object_new_array();
 
 	for (unsigned long i = 0; i < c->n; i++)
-		json_object_array_add(arr, trial_json(&c->rows[i]));
+		json_object_array_add(arr, trial_json(db, &c->rows[i]));
 	json_object_object_add(doc, "trials", arr);
 	hx_json_emit(doc, stdout);
 }
@@ -299,7 +313,7 @@ int hx_cmd_trials(int argc, char **argv)
 		changed_text(c.rows[i].point, reference_of(&c, c.rows[i].t.campaign),
 			     c.rows[i].changed, sizeof(c.rows[i].changed));
 	if (rc >= 0 && o.json)
-		print_json(&c);
+		print_json(db, &c);
 	else if (rc >= 0)
 		print_table(&c);
 	for (unsigned long i = 0; i < c.n; i++)

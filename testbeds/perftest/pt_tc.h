@@ -74,4 +74,23 @@ struct pt_tc_count {
  * that is not such JSON. */
 int pt_tc_count_json(const char *json, size_t len, struct pt_tc_count *c, struct scn_error *err);
 
+/* Packets one filter counted (pt_tc_hits.c): its first action's stats, as `tc -s -j filter
+ * show` reports them. A filter is named by (chain, prio, handle) on its device. */
+struct pt_tc_hit {
+	uint32_t chain, prio, handle;
+	double packets;
+};
+/* Invariant: n <= cap; v is malloc'd (NULL when cap is 0). Free with pt_tc_hits_free. */
+struct pt_tc_hits {
+	struct pt_tc_hit *v;
+	size_t n, cap;
+};
+/* Append the filters of one `tc -s -j filter show` output to H, in tc's order. -EINVAL
+ * (transient) for text that is not such JSON, -ENOMEM. */
+int pt_tc_hits_json(const char *json, size_t len, struct pt_tc_hits *h, struct scn_error *err);
+/* AFTER[i].packets -= the packets of the same filter in BEFORE (a filter BEFORE lacks, or one
+ * whose count went down because it was installed again, keeps its count). */
+void pt_tc_hits_delta(const struct pt_tc_hits *before, struct pt_tc_hits *after);
+void pt_tc_hits_free(struct pt_tc_hits *h);
+
 #endif
