@@ -185,5 +185,5 @@ void pt_evidence_json(const struct tb_perftest *t, struct pt_evidence *e, char *
 		json_object_put(o);
 	}
 	snprintf(buf, len, "{\"attempts\":%u,\"lines\":[],\"completion\":null,\"devices\":[],"
-		 \"\"tc\":null,\"truncated\":true}", e->attempts);
+		 "\"tc\":null,\"truncated\":true}", e->attempts);
 }
