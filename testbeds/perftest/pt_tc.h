@@ -50,7 +50,13 @@ struct pt_tc_devs {
 	unsigned n_reps;
 	const char *vtep_ip, *peer_vtep_ip; /* dotted IPv4 */
 	bool skip_sw;
+	/* One more filter per device after the rules: chain 0, prio PT_TC_TAIL_PRIO, protocol
+	 * all, no keys, action pass (what ingress does without a filter). Every packet that
+	 * walked chain 0's masks and matched none is counted there, so the filters' hits show
+	 * where packets went even when no rule matches them (docs/rxe-vm.md). */
+	bool tail_counter;
 };
+#define PT_TC_TAIL_PRIO 65535
 
 /* What a rendered batch touched: for cleanup and for reading back. */
 struct pt_tc_scope {
