@@ -5,7 +5,8 @@
 #  1. the wire (rxe0, rxe1 on a veth pair) and rdma-core's view of it (ibv_devinfo -v);
 #  2. a counting flower rule on UDP 4791 at veth1's ingress and one ib_write_bw: the rule's
 #     packet counter (tc -s -j) must show the RoCE packets;
-#  3. a small campaign (selftest.yaml) on rxe-vm.yaml: real trials in /out/selftest.db;
+#  3. a small campaign (selftest.yaml) on rxe-vm.yaml: real trials in /out/selftest.db, each
+#     with its evidence (also as `scalacn trials --json`: /out/selftest-trials.json);
 #  4. the fault test: a flower drop on UDP 4791 (veth0 egress, a prio qdisc the campaign does
 #     not own) until the first trial's client is killed by its deadline; fault.yaml's
 #     trials go to /out/fault.db (first a timeout, then ok trials);
@@ -42,6 +43,7 @@ step "3 campaign"
 echo "$?" > /out/selftest.rc
 tail -n 15 /out/selftest.err
 /job/scalacn trials --db /out/selftest.db
+/job/scalacn trials --db /out/selftest.db --json > /out/selftest-trials.json 2>&1
 
 step "4 fault"
 # a shorter deadline for the hanging trial: setup 8 + run 4 + slack 4 s
