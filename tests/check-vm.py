@@ -146,7 +146,14 @@ if db.exists():
           any(r[0] == "write" and t >= 6400 for r, (n, h, t) in wm),
           "; ".join(f"{r[0]} {r[1]} {r[2]}: {n} masks, {h:.0f} hits on them, {t:.0f} at the "
                     f"tail" for r, (n, h, t) in wm))
-    sw = [json.loads(r[5]).get("tc_not_in_hw", 0) for r in ok]
+    try:
+        doc = json.loads(text("selftest-trials.json") or "{}")
+        shown = [t.get("evidence") for t in doc.get("trials", [])]
+    except ValueError as x:
+        shown = [f"does not parse: {x}"]
+    check("trials --json in the guest shows each trial's evidence as stored",
+          len(shown) == len(rows) and all(isinstance(x, dict) and "devices" in x for x in shown),
+          f"{len(shown)} trials shown of {len(rows)}")
     # a cause is reported only when supported (harness/causal/hx_support.c): its effect's
     # interval excludes zero, or (no effect size: stored as 0) failures are its evidence;
     # anything else is a suspect (supported = 0), kept apart
