@@ -184,7 +184,8 @@ if db.exists():
     row = c.execute("SELECT evidence_json FROM trials ORDER BY id LIMIT 1").fetchone()
     e = json.loads(row[0]) if row and row[0] else {}
     cnt = {d["host"]: d["counters"] for d in e.get("devices", [])}
-    sent = cnt.get("client", {}).get("sent_pkts", 0)
+    # (a send the qdisc dropped may count as rxe's send_err rather than sent_pkts)
+    sent = cnt.get("client", {}).get("sent_pkts", 0) + cnt.get("client", {}).get("send_err", 0)
     rcvd = cnt.get("server", {}).get("rcvd_pkts", 0)
     # the drop sits on veth0's egress: the client's device sent (and resent), the server's
     # received almost nothing; the evidence says where the packets went
