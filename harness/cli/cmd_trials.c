@@ -372,7 +372,7 @@ const struct hx_command hx_def_trials = {
 	"repeat, status, bandwidth and median latency (blank when not measured), testbed-\n"
 	"seconds, and the levels its point sets away from its campaign's baseline point (the\n"
 	"plan's neutral point; the dimensions' neutral levels for imported trials).\n"
-	"--evidence ID shows one trial's evidence instead (with --json: its row, evidence\n"
+	"With --evidence ID: one trial's evidence instead (with --json: its row, evidence\n"
 	"included, as every row of --json has it): the raw perftest lines that decided it,\n"
 	"the completion status, each host's device counters side by side and the packets\n"
 	"each tc filter counted during it. Simulated trials have none.\n",
