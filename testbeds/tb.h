@@ -60,8 +60,8 @@ struct tb_sample {
 	unsigned n_counters;
 	struct tb_counter counters[TB_MAX_COUNTERS];
 	/* The raw line that decided a status other than ok (perftest's result row with "inf",
-	 * a parse error), "" when there is none. For messages and `scalacn measure`: the
-	 * store keeps the status and NULL numbers, not this text. */
+	 * a parse error), "" when there is none. For messages and `scalacn measure`; the
+	 * store keeps the lines in evidence_json. */
 	char evidence[256];
 	/* What the testbed showed of the trial, failed or not, as a JSON object text (the
 	 * store's trials.evidence_json, docs/json.md "trials"): the raw tool lines that decided
