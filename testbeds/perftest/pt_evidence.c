@@ -108,11 +108,12 @@ static struct json_object *dev_hits_json(const char *host, const char *dev,
 	double total = 0;
 
 	for (size_t i = 0; i < hits->n; i++) {
-		struct json_object *row = json_object_new_array();
+		struct json_object *row;
 
 		total += hits->v[i].packets;
 		if (!list)
 			continue;
+		row = json_object_new_array();
 		json_object_array_add(row, json_object_new_int64(hits->v[i].chain));
 		json_object_array_add(row, json_object_new_int64(hits->v[i].prio));
 		json_object_array_add(row, json_object_new_int64(hits->v[i].handle));
