@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 5
+#define RES_SCHEMA_VERSION 6
 
 struct res_db;
 
@@ -132,6 +132,10 @@ struct res_trial {
 	double started, finished;
 	char phase[16];          /* why its point was measured (res_point_upsert's PHASE); filled
 				  * by res_trial_each only, "" when the trial has no point */
+	/* res_trial_put only: what the testbed showed of the trial, as a JSON object text
+	 * (borrowed; NULL or "" = none: stored as NULL). Queries leave it NULL: read it with
+	 * res_trial_evidence. Schema 6; docs/json.md "trials" describes its members. */
+	const char *evidence_json;
 };
 
 /* Commit one trial in its own transaction. -EEXIST when KEY is already stored. */
@@ -143,6 +147,10 @@ int res_trial_get(struct res_db *db, const char *key, struct res_trial *out,
 typedef int (*res_trial_cb)(const struct res_trial *t, const char *levels_json, void *ctx);
 int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *ctx,
 		   struct scn_error *err);
+/* The evidence JSON text of trial ID into *OUT (malloc'd, the caller frees it; NULL when the
+ * testbed recorded none: the simulator, trials stored before schema 6). -ENOENT (class
+ * usage) when there is no such trial. */
+int res_trial_evidence(struct res_db *db, int64_t id, char **out, struct scn_error *err);
 int res_trial_count(struct res_db *db, int64_t campaign, int64_t *n, double *cost_s,
 		    struct scn_error *err);
 /* What the trials measured under testbed IDENTITY cost (every campaign recorded with it):

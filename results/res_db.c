@@ -20,8 +20,9 @@
 
 #define RES_TRIAL_INSERT_SQL                                                                \
 	"INSERT INTO trials (campaign, point, key, verb, metric, repeat, status, bw_gbps, "  \
-	"msg_rate_mpps, lat_median_us, lat_p99_us, cost_s, counters_json, started, finished, slot) " \
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+	"msg_rate_mpps, lat_median_us, lat_p99_us, cost_s, counters_json, started, finished, slot, " \
+	"evidence_json) " \
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
 
 static const char *const stmt_sql[RES_ST_COUNT] = {
 	[RES_ST_BEGIN] = "BEGIN IMMEDIATE",

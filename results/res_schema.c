@@ -11,7 +11,8 @@
  * times are unix seconds (REAL, 0 = not yet); campaign status is its name ("running", ...);
  * seeds are uint64 stored as the same 64 bits in an INTEGER (may read back negative in SQL);
  * a trial or symptom without a campaign/point stores NULL there; JSON columns hold objects;
- * a trial's number that was not measured is NULL (version 2 on; NAN in struct res_sample).
+ * a trial's number that was not measured is NULL (version 2 on; NAN in struct res_sample);
+ * a trial's evidence_json is NULL when its testbed recorded none (version 6 on).
  */
 #include "results/res_int.h"
 
@@ -170,6 +171,11 @@ static const char *const migrations[] = {
 	 * slot (client/server pair, 0-based) measured each trial. Trials stored before
 	 * version 5 ran on the testbed's only pair: they read back as slot 0. */
 	"ALTER TABLE trials ADD COLUMN slot INTEGER NOT NULL DEFAULT 0 CHECK (slot >= 0);",
+	/* 5 -> 6: the evidence of each trial, failed or not, as a JSON object (docs/json.md,
+	 * "trials"): the raw perftest lines that decided it, the completion status, the
+	 * counters of each host's device (not summed) and the packets each tc filter counted.
+	 * NULL when the testbed showed none (the simulator; every trial stored before 6). */
+	"ALTER TABLE trials ADD COLUMN evidence_json TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

@@ -5,12 +5,14 @@
  *
  * Assumes the caller computed a unique key per (point, traffic, repeat, testbed identity);
  * the UNIQUE constraint on trials.key turns a re-measurement into -EEXIST, never a
- * duplicate. Counters are stored as the JSON object text the caller gives ("" -> "{}").
+ * duplicate. Counters are stored as the JSON object text the caller gives ("" -> "{}"), the
+ * evidence (schema 6) as its JSON object text or NULL when there is none.
  */
 #include "results/res_int.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A measured number: NULL (not measured) reads as NAN. */
@@ -69,6 +71,11 @@ static int check_trial(struct res_db *db, const struct res_trial *t, struct scn_
 		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
 				     "%s: trial %.*s: counters are not a JSON object", db->path,
 				     (int)sizeof(t->key), t->key);
+	if (t->evidence_json && t->evidence_json[0] &&
+	    !res_json_is_object(t->evidence_json, strlen(t->evidence_json)))
+		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
+				     "%s: trial %.*s: evidence is not a JSON object", db->path,
+				     (int)sizeof(t->key), t->key);
 	return 0;
 }
 
@@ -95,6 +102,10 @@ static void bind_trial(sqlite3_stmt *st, const struct res_trial *t)
 	sqlite3_bind_double(st, 14, t->started);
 	sqlite3_bind_double(st, 15, t->finished);
 	sqlite3_bind_int(st, 16, (int)t->slot);
+	if (t->evidence_json && t->evidence_json[0])
+		sqlite3_bind_text(st, 17, t->evidence_json, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 17);
 }
 
 /* BEGIN IMMEDIATE; INSERT; COMMIT. On success t->id is the new row id. -ENOENT when the
@@ -186,6 +197,34 @@ int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *c
 	}
 	if (!r && rc != SQLITE_DONE)
 		r = res_sqlerr(db, rc, err, "listing trials");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int res_trial_evidence(struct res_db *db, int64_t id, char **out, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	*out = NULL;
+	if (!db)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_evidence: NULL");
+	r = res_prepare(db, "SELECT evidence_json FROM trials WHERE id = ?1", &st, err);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		if (t && *t && !(*out = strdup(t)))
+			r = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
+	} else if (rc == SQLITE_DONE) {
+		r = scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "%s: no trial %lld", db->path,
+				  (long long)id);
+	} else {
+		r = res_sqlerr(db, rc, err, "reading a trial's evidence");
+	}
 	sqlite3_finalize(st);
 	return r;
 }

@@ -178,6 +178,7 @@ int tb_measure(struct tb *tb, const struct gen_traffic *t, uint64_t seed, struct
 {
 	if (!tb || !t || !out)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "tb_measure: NULL argument");
+	out->evidence_json[0] = '\0'; /* a backend that shows none leaves it so */
 	return tb->ops->measure(tb, t, seed, out, err);
 }
 

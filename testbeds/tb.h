@@ -23,6 +23,7 @@
 #include "generators/gen.h"
 
 #define TB_MAX_COUNTERS 48
+#define TB_EVIDENCE_JSON_MAX 24576
 
 /* The documented set of trial outcomes: every trial ends in exactly one. A status other
  * than ok is a result, not an error of the call; errors (scn_error) are for a testbed that
@@ -59,9 +60,14 @@ struct tb_sample {
 	unsigned n_counters;
 	struct tb_counter counters[TB_MAX_COUNTERS];
 	/* The raw line that decided a status other than ok (perftest's result row with "inf",
-	 * a parse error), "" when there is none. For messages and `scalacn measure`: the
-	 * store keeps the status and NULL numbers, not this text. */
+	 * a parse error), "" when there is none. For messages and `scalacn measure`; the
+	 * store keeps the lines in evidence_json. */
 	char evidence[256];
+	/* What the testbed showed of the trial, failed or not, as a JSON object text (the
+	 * store's trials.evidence_json, docs/json.md "trials"): the raw tool lines that decided
+	 * it, the completion status, counters per host and device (not summed) and packets per
+	 * tc filter. "" when the backend shows none (the simulator). */
+	char evidence_json[TB_EVIDENCE_JSON_MAX];
 };
 /* Value of counter NAME, or NAN when absent. */
 double tb_sample_counter(const struct tb_sample *s, const char *name);

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -172,6 +173,25 @@ def test_json(cmds, d):
     t = json.loads(scalacn("trials", "--db", args["status"][2], "--json", "--limit",
                            "1").stdout)["trials"][0]
     check(len(repr(t["bw_gbps"]).replace(".", "")) > 7, "trials --json: full precision")
+    check(t["evidence"] is None, "trials --json: a simulated trial has no evidence (null)")
+    # a trial with the evidence the perftest backend stores (docs/json.md): passed through
+    ev_db = os.path.join(d, "evidence.db")
+    shutil.copy(args["status"][2], ev_db)
+    ev = {"attempts": 2, "lines": ["client: line 6: 65536 1000 inf inf inf inf"],
+          "completion": {"message": "client: Failed status 12: wr_id 0", "wc_status": 12},
+          "devices": [{"host": "server", "device": "rxe1", "port": 1,
+                       "counters": {"rcvd_pkts": 6400}},
+                      {"host": "client", "device": "rxe0", "port": 1,
+                       "counters": {"sent_pkts": 6500, "completer_retry_err": 3}}],
+          "tc": [{"host": "server", "dev": "veth1", "filters": 2, "packets": 6400,
+                  "hits": [[0, 1, 1, 0], [0, 65535, 1, 6400]]}]}
+    with sqlite3.connect(ev_db) as c:
+        c.execute("UPDATE trials SET evidence_json = ? WHERE id = 1", (json.dumps(ev),))
+    doc = json.loads(scalacn("trials", "--db", ev_db, "--json", "--limit", "1").stdout)
+    errors = list(validator("trials").iter_errors(doc))
+    check(not errors and doc["trials"][0]["evidence"] == ev,
+          "trials --json: a trial's evidence as stored, valid against the schema" +
+          (f" ({errors[0].json_path}: {errors[0].message})" if errors else ""))
 
 
 def test_report_json(d, q):

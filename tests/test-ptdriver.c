@@ -573,6 +573,36 @@ static void test_ptdriver_tc_render_one_mask_per_chain_prio(void **state)
 	gen_rules_free(r);
 }
 
+/* tc: {tail_counter: true}: after the rules, one catch-all filter per device at the end of
+ * chain 0, counted in the scope (the read-back compares it with what tc lists). */
+static void test_ptdriver_tc_render_tail_counter(void **state)
+{
+	struct pt_tc_devs d = { .uplink = "veth1", .vxlan = "veth1", .vtep_ip = "192.168.77.2",
+				.peer_vtep_ip = "192.168.77.1" };
+	struct gen_rules *r = make_rules(16, 2, 4);
+	const struct topo_ruleset *srv = r->host[GEN_SERVER];
+	struct pt_tc_scope scope;
+	struct scn_error err;
+	char *batch = NULL;
+	const char *tail;
+
+	(void)state;
+	assert_int_equal(pt_tc_render(srv, &d, &batch, &scope, &err), 0);
+	assert_null(strstr(batch, "prio 65535"));
+	free(batch);
+	d.tail_counter = true;
+	assert_int_equal(pt_tc_render(srv, &d, &batch, &scope, &err), 0);
+	assert_int_equal(scope.n_devs, 1);
+	assert_int_equal(count_lines(batch, "filter add dev "), scope.n_rules);
+	assert_int_equal(scope.n_rules + scope.n_merged, topo_ruleset_n_rules(srv) + 1);
+	tail = strstr(batch, "filter add dev veth1 ingress protocol all chain 0 prio 65535 flower "
+			     "action pass\n");
+	assert_non_null(tail);
+	assert_string_equal(strchr(tail, '\n'), "\n"); /* the last line of the batch */
+	free(batch);
+	gen_rules_free(r);
+}
+
 /* Rules that differ only in in_port collapse onto one device without representors (the
  * rxe-vm testbed, docs/rxe-vm.md): a real kernel refused the copies with "File exists" and
  * every trial became apply_failed. Each distinct filter is rendered once, every mask stays. */
@@ -1165,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_ptdriver_measure_with_fake_perftest),
 		cmocka_unit_test(test_ptdriver_dry_run_prints_every_command),
 		cmocka_unit_test(test_ptdriver_cli_parse_and_import),
+		cmocka_unit_test(test_ptdriver_tc_render_tail_counter),
 		cmocka_unit_test(test_ptdriver_tc_render_merges_filters_that_collide),
 		cmocka_unit_test(test_ptdriver_measure_latency_inf_falls_back_to_average),
 	};

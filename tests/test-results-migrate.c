@@ -4,7 +4,8 @@
  * scalacn (tests/fixtures/store-v1/v1.db, schema version 1: unmeasured values stored as 0),
  * the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
  * NAN in struct res_sample, an empty CSV field), and schema 3's causes and suspects with
- * their evidence, and schema 5's trial slot (the host pair of a pooled run). Assumes
+ * their evidence, schema 5's trial slot (the host pair of a pooled run) and schema 6's trial
+ * evidence, migrated from a version 5 store (tests/fixtures/store-v5/v5.db). Assumes
  * SCALACN_FIXTURES (tests/meson.build).
  */
 #include <setjmp.h>
@@ -266,7 +267,7 @@ static void test_results_migrate_criteria_and_phases(void **state)
 
 	copy_fixture("store-v1/v1.db", f->path);
 	assert_int_equal(res_open(f->path, false, &db, &err), 0);
-	assert_int_equal(res_schema_version(db), 5);
+	assert_int_equal(res_schema_version(db), RES_SCHEMA_VERSION);
 	memset(got, 0, sizeof(got));
 	assert_int_equal(res_criterion_each(db, 1, see_criterion, got, &err), 0);
 	assert_int_equal(got[0].id, 0);
@@ -317,6 +318,62 @@ static void test_results_migrate_slot_column(void **state)
 	assert_int_equal(sql_int(f->path, "SELECT slot FROM trials WHERE key = 'slot-three'"), 3);
 }
 
+static int64_t count_evidence(const char *path)
+{
+	return sql_int(path, "SELECT count(*) FROM trials WHERE evidence_json IS NOT NULL");
+}
+
+static void put_trial(struct res_db *db, const char *key, const char *evidence, int want)
+{
+	struct res_trial t = { .evidence_json = evidence };
+	struct scn_error err;
+
+	snprintf(t.key, sizeof(t.key), "%s", key);
+	snprintf(t.verb, sizeof(t.verb), "write");
+	snprintf(t.metric, sizeof(t.metric), "bw");
+	snprintf(t.sample.status, sizeof(t.sample.status), "unusable");
+	t.sample.bw_gbps = t.sample.msg_rate_mpps = NAN;
+	t.sample.lat_median_us = t.sample.lat_p99_us = NAN;
+	assert_int_equal(res_trial_put(db, &t, &err), want);
+}
+
+/* Schema 6: a version 5 store keeps all its trials, with no evidence (NULL, not '{}': the
+ * testbed showed none); a trial stored after it keeps its evidence, failed or not, and text
+ * that is not a JSON object is refused. */
+static void test_results_migrate_v5_trial_evidence(void **state)
+{
+	static const char ev[] = "{\"lines\":[\"client: line 23: 65536 100 inf inf\"],"
+				 "\"devices\":{\"server/rxe1\":{\"rcvd_seq_err\":3}}}";
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	char *got = (char *)"unset";
+
+	copy_fixture("store-v5/v5.db", f->path);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 5);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 64);
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	assert_int_equal(res_schema_version(db), 6);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 64);
+	assert_int_equal(count_evidence(f->path), 0);
+	assert_int_equal(res_trial_evidence(db, 1, &got, &err), 0);
+	assert_null(got);
+	assert_int_equal(res_trial_evidence(db, 999, &got, &err), -ENOENT);
+	assert_int_equal(err.cls, SCN_ERR_USAGE);
+	put_trial(db, "with-evidence", ev, 0);
+	put_trial(db, "no-evidence", "", 0);
+	put_trial(db, "bad-evidence", "[1, 2]", -EINVAL);
+	assert_int_equal(res_trial_evidence(db, 65, &got, &err), 0);
+	assert_non_null(got);
+	assert_string_equal(got, ev);
+	free(got);
+	assert_int_equal(res_trial_evidence(db, 66, &got, &err), 0);
+	assert_null(got);
+	res_close(db);
+	assert_int_equal(count_evidence(f->path), 1);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 66);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -327,6 +384,7 @@ int main(void)
 		T(test_results_migrate_causes_supported_and_evidence),
 		T(test_results_migrate_criteria_and_phases),
 		T(test_results_migrate_slot_column),
+		T(test_results_migrate_v5_trial_evidence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

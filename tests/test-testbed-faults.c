@@ -6,7 +6,8 @@
  * QUALIFIED: exit 3, a message that says the baseline could not be measured, a failed
  * campaign. On a perftest testbed (fake tools and kubectl, tests/ptfake.h) that prints "inf"
  * latencies on two attempts of three, the campaign goes on: those trials are `unusable`
- * (numbers NULL), `trials --json` and `perftest parse --json` stay valid JSON; a testbed
+ * (numbers NULL) with their evidence kept (attempts, perftest's line; `trials --json` and
+ * `trials --evidence ID`), `trials --json` and `perftest parse --json` stay valid JSON; a testbed
  * that fails on every attempt stops the campaign with exit 3 and a message naming the
  * trial's point, the attempts and perftest's own line.
  */
@@ -136,6 +137,31 @@ static void assert_valid_json(const char *text)
 	assert_null(strstr(text, "Infinity"));
 }
 
+/* The evidence of the first trial in a `trials --json` document: unusable after two attempts
+ * that printed inf, each host's device apart. */
+static void assert_first_trial_evidence(const char *doc)
+{
+	struct json_object *j = json_tokener_parse(doc), *trials, *t, *ev, *v, *lines, *devs;
+
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "trials", &trials));
+	t = json_object_array_get_idx(trials, 0);
+	assert_true(json_object_object_get_ex(t, "status", &v));
+	assert_string_equal(json_object_get_string(v), "unusable");
+	assert_true(json_object_object_get_ex(t, "evidence", &ev));
+	assert_non_null(ev);
+	assert_true(json_object_object_get_ex(ev, "attempts", &v));
+	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(ev, "lines", &lines));
+	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(lines, 0)),
+			       "65536 1000 inf inf inf inf"));
+	assert_true(json_object_object_get_ex(ev, "devices", &devs));
+	assert_int_equal(json_object_array_length(devs), 2);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(devs, 1), "host", &v));
+	assert_string_equal(json_object_get_string(v), "client");
+	json_object_put(j);
+}
+
 static void test_faults_inf_latency_is_unusable_not_an_abort(void **state)
 {
 	struct ctx *c = *state;
@@ -143,6 +169,8 @@ static void test_faults_inf_latency_is_unusable_not_an_abort(void **state)
 	const char *run[] = { "run", c->plan, "--db", c->db, "--quiet", NULL };
 	const char *trials[] = { "trials", "--db", c->db, NULL };
 	const char *json[] = { "trials", "--db", c->db, "--json", NULL };
+	const char *evidence[] = { "trials", "--db", c->db, "--evidence", "1", NULL };
+	const char *missing[] = { "trials", "--db", c->db, "--evidence", "999", NULL };
 	struct e2e_run r;
 
 	if (!ptf_usable())
@@ -164,6 +192,18 @@ static void test_faults_inf_latency_is_unusable_not_an_abort(void **state)
 	assert_valid_json(r.out);
 	assert_non_null(strstr(r.out, "\"status\":\"unusable\",\n      \"bw_gbps\":null,\n"
 			       "      \"lat_median_us\":null,\n      \"lat_p99_us\":null"));
+	assert_first_trial_evidence(r.out);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, evidence), 0);
+	if (!strstr(r.out, "Trial 1 (campaign 1, baseline, write lat, repeat 0, baseline): "
+		    "unusable, 2 attempts\nRaw lines that decided it:\n  client: line 6: 65536 "
+		    "1000 inf inf inf inf") ||
+	    !strstr(r.out, "Completion: no error reported") ||
+	    !strstr(r.out, "server/rxe0") || !strstr(r.out, "client/rxe0"))
+		fail_msg("trials --evidence 1: %s", r.out);
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, missing), 2);
+	assert_non_null(strstr(r.err, "no trial 999"));
 	e2e_run_free(&r);
 	restore_path(fake);
 	ptf_rmdir(fake);

@@ -19,7 +19,7 @@ LIBDIR=$(mktemp -d "${TMPDIR:-/tmp}/test-vm-agent-lib.XXXXXX")
 cp -L "$LIBOPT" "$LIBDIR/$(objdump -p "$LIBOPT" | awk '/SONAME/ { print $2 }')"
 t0=$(date +%s)
 "$SRC/scripts/vm/run" --job "$SRC/scripts/vm/agent-job.sh" --out "$OUT" \
-	--timeout "${SCALACN_VM_TEST_TIMEOUT:-1500}" --scalacn "$BIN" \
+	--timeout "${SCALACN_VM_TEST_TIMEOUT:-3000}" --scalacn "$BIN" \
 	"$AGENT" "$LIBDIR"/* "$MKMODEL" "$SRC/scripts/vm/agent-model.yaml" \
 	"$SRC/examples/testbeds/rxe-vm.yaml"
 rc=$?

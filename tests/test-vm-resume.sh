@@ -28,7 +28,7 @@ st=$(q "SELECT status FROM campaigns")
 keys1=$(python3 -c 'import sqlite3,sys; print(",".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT key FROM trials ORDER BY key")))' "$DB")
 echo "ok    run 1 stopped by its deadline: $n1 trials stored, campaign $st"
 
-run --out "$OUT/o2" --timeout "${SCALACN_VM_TEST_TIMEOUT:-1080}" --resume
+run --out "$OUT/o2" --timeout "${SCALACN_VM_TEST_TIMEOUT:-2200}" --resume
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "run 2 (--resume): exit $rc"
 st=$(q "SELECT status FROM campaigns ORDER BY id DESC LIMIT 1")

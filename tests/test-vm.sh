@@ -16,7 +16,7 @@ fi
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/test-vm.XXXXXX")
 t0=$(date +%s)
 "$SRC/scripts/vm/run" --job "$SRC/scripts/vm/selftest-job.sh" --out "$OUT" \
-	--timeout "${SCALACN_VM_TEST_TIMEOUT:-1080}" --scalacn "$BIN" \
+	--timeout "${SCALACN_VM_TEST_TIMEOUT:-2200}" --scalacn "$BIN" \
 	"$SRC/scripts/vm/selftest.yaml" "$SRC/scripts/vm/fault.yaml" \
 	"$SRC/examples/testbeds/rxe-vm.yaml"
 rc=$?

@@ -2,7 +2,8 @@
 /*
  * cmd_trials: `scalacn trials`: the trials of a results store, one line each with the levels
  * its point sets away from neutral, filtered by campaign, status, phase and levels
- * (--where DIM=LEVEL); as a table sized to its content or the JSON document of docs/json.md.
+ * (--where DIM=LEVEL); as a table sized to its content or the JSON document of docs/json.md;
+ * `--evidence ID` shows what the testbed showed of one trial (cmd_trials_evidence.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "generators/gen.h"
+#include "harness/cli/cmd_trials_priv.h"
 #include "harness/cli/hx_cli.h"
 #include "harness/plan/hx_plan.h"
 #include "results/res.h"
@@ -21,7 +23,7 @@
 
 struct trials_opts {
 	const char *db, *status, *phase;
-	long long campaign;
+	long long campaign, evidence; /* evidence: the trial id of --evidence (0: none) */
 	unsigned long limit;
 	bool json;
 	unsigned n_where;
@@ -94,6 +96,10 @@ static int parse_opts(int argc, char **argv, struct trials_opts *o)
 			if ((rc = hx_parse_id("trials", "--campaign", "campaign", optarg, &o->campaign)))
 				return rc;
 			break;
+		case 'e':
+			if ((rc = hx_parse_id("trials", "--evidence", "trial", optarg, &o->evidence)))
+				return rc;
+			break;
 		case 'n':
 			o->limit = strtoul(optarg, &end, 10);
 			if (*end)
@@ -132,6 +138,8 @@ static bool level_of(const struct gen_dimension *d, struct json_object *v, doubl
 static bool matches(const struct trials_opts *o, const struct res_trial *t,
 		    struct json_object *point)
 {
+	if (o->evidence && t->id != o->evidence)
+		return false;
 	if (o->status && strcmp(o->status, t->sample.status))
 		return false;
 	if (o->phase && strcmp(o->phase, t->phase))
@@ -251,7 +259,20 @@ static void print_table(const struct trials_ctx *c)
 	}
 }
 
-static struct json_object *trial_json(const struct trial_row *r)
+/* The trial's evidence (schema 6) as parsed JSON, or null when none was recorded. */
+static struct json_object *evidence_of(struct res_db *db, int64_t id)
+{
+	struct scn_error err;
+	struct json_object *e = NULL;
+	char *text = NULL;
+
+	if (res_trial_evidence(db, id, &text, &err) == 0 && text)
+		e = json_tokener_parse(text);
+	free(text);
+	return e;
+}
+
+static struct json_object *trial_json(struct res_db *db, const struct trial_row *r)
 {
 	const struct res_trial *t = &r->t;
 	struct json_object *j = json_object_new_object();
@@ -271,17 +292,29 @@ static struct json_object *trial_json(const struct trial_row *r)
 	json_object_object_add(j, "point", json_object_get(r->point));
 	json_object_object_add(j, "counters", json_tokener_parse(t->sample.counters_json[0] ?
 								 t->sample.counters_json : "{}"));
+	json_object_object_add(j, "evidence", evidence_of(db, t->id));
 	return j;
 }
 
-static void print_json(const struct trials_ctx *c)
+static void print_json(struct res_db *db, const struct trials_ctx *c)
 {
 	struct json_object *doc = hx_json_doc("trials"), *arr = json_object_new_array();
 
 	for (unsigned long i = 0; i < c->n; i++)
-		json_object_array_add(arr, trial_json(&c->rows[i]));
+		json_object_array_add(arr, trial_json(db, &c->rows[i]));
 	json_object_object_add(doc, "trials", arr);
 	hx_json_emit(doc, stdout);
+}
+
+static void print_evidence(struct res_db *db, const struct trials_ctx *c)
+{
+	struct scn_error err;
+	char *text = NULL;
+
+	if (res_trial_evidence(db, c->rows[0].t.id, &text, &err) < 0)
+		text = NULL;
+	hx_trials_print_evidence(stdout, &c->rows[0].t, c->rows[0].changed, text);
+	free(text);
 }
 
 int hx_cmd_trials(int argc, char **argv)
@@ -298,8 +331,14 @@ int hx_cmd_trials(int argc, char **argv)
 	for (unsigned long i = 0; i < c.n; i++)
 		changed_text(c.rows[i].point, reference_of(&c, c.rows[i].t.campaign),
 			     c.rows[i].changed, sizeof(c.rows[i].changed));
+	if (rc >= 0 && o.evidence && c.n == 0)
+		rc = scn_error_set(&err, SCN_ERR_USAGE, -ENOENT, "%s: no trial %lld%s", o.db,
+				   o.evidence, o.campaign || o.status || o.phase || o.n_where ?
+				   " that matches the other filters" : "");
 	if (rc >= 0 && o.json)
-		print_json(&c);
+		print_json(db, &c);
+	else if (rc >= 0 && o.evidence)
+		print_evidence(db, &c);
 	else if (rc >= 0)
 		print_table(&c);
 	for (unsigned long i = 0; i < c.n; i++)
@@ -321,6 +360,8 @@ static const struct hx_opt trials_opts[] = {
 	{ "phase", 'p', "PHASE", "only trials measured in this phase (the phase column)", NULL, 0 },
 	{ "where", 'w', "DIM=LEVEL", "only trials whose point has DIM at LEVEL (repeatable)", NULL, 0 },
 	{ "limit", 'n', "N", "at most N trials (after the filters)", NULL, 0 },
+	{ "evidence", 'e', "ID", "what the testbed showed of trial ID: raw lines, completion "
+	  "status, counters per device, packets per tc filter", NULL, 0 },
 	{ "json", 'J', NULL, "the trials as JSON, every level and counter (docs/json.md)", NULL, 0 },
 	HX_OPT_END,
 };
@@ -330,6 +371,10 @@ const struct hx_command hx_def_trials = {
 	"One line per trial: id, campaign, the phase its point was measured for, verb, metric,\n"
 	"repeat, status, bandwidth and median latency (blank when not measured), testbed-\n"
 	"seconds, and the levels its point sets away from its campaign's baseline point (the\n"
-	"plan's neutral point; the dimensions' neutral levels for imported trials).\n",
+	"plan's neutral point; the dimensions' neutral levels for imported trials).\n"
+	"With --evidence ID: one trial's evidence instead (with --json: its row, evidence\n"
+	"included, as every row of --json has it): the raw perftest lines that decided it,\n"
+	"the completion status, each host's device counters side by side and the packets\n"
+	"each tc filter counted during it. Simulated trials have none.\n",
 	NULL, hx_cmd_trials,
 };

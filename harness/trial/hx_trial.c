@@ -267,6 +267,7 @@ static int store_trial(struct hx_runner *r, const struct gen_levels *l, const ch
 	snprintf(tr.metric, sizeof(tr.metric), "%s", l->metric == GEN_METRIC_LAT ? "lat" : "bw");
 	tr.repeat = repeat;
 	to_res_sample(s, &tr.sample);
+	tr.evidence_json = s->evidence_json; /* failed or not */
 	rc = res_trial_put(r->db, &tr, err);
 	if (rc < 0)
 		return rc;

@@ -5,7 +5,8 @@
 #  1. the wire (rxe0, rxe1 on a veth pair) and rdma-core's view of it (ibv_devinfo -v);
 #  2. a counting flower rule on UDP 4791 at veth1's ingress and one ib_write_bw: the rule's
 #     packet counter (tc -s -j) must show the RoCE packets;
-#  3. a small campaign (selftest.yaml) on rxe-vm.yaml: real trials in /out/selftest.db;
+#  3. a small campaign (selftest.yaml) on rxe-vm.yaml: real trials in /out/selftest.db, each
+#     with its evidence (also as `scalacn trials --json`: /out/selftest-trials.json);
 #  4. the fault test: a flower drop on UDP 4791 (veth0 egress, a prio qdisc the campaign does
 #     not own) until the first trial's client is killed by its deadline; fault.yaml's
 #     trials go to /out/fault.db (first a timeout, then ok trials);
@@ -26,13 +27,21 @@ step "2 counting rule"
 $TC qdisc add dev veth1 ingress
 $TC filter add dev veth1 ingress protocol ip chain 0 prio 1 flower ip_proto udp \
 	dst_port 4791 action pass
-/usr/bin/ib_write_bw -d rxe1 -x 1 -n 100 -p 18400 > /out/count-srv.out 2>&1 &
-srv=$!
-sleep 2
-timeout 60 /usr/bin/ib_write_bw -d rxe0 -x 1 -n 100 -p 18400 192.168.77.2 \
-	> /out/count-cli.out 2>/out/count-cli.err
-echo "count client exit $?"
-kill $srv 2>/dev/null; wait $srv 2>/dev/null
+# the server's TCP port 18400 (47E0) in LISTEN (0A): a loaded host can take far more than a
+# fixed pause to get there (a 2 s sleep lost the race beside stress-ng)
+listening() { grep -qsE ':47E0 0+:0000 0A' /proc/net/tcp /proc/net/tcp6; }
+for try in 1 2 3; do
+	/usr/bin/ib_write_bw -d rxe1 -x 1 -n 100 -p 18400 > /out/count-srv.out 2>&1 &
+	srv=$!
+	n=0
+	while ! listening && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
+	timeout 120 /usr/bin/ib_write_bw -d rxe0 -x 1 -n 100 -p 18400 192.168.77.2 \
+		> /out/count-cli.out 2>/out/count-cli.err
+	rc=$?
+	echo "count client exit $rc (try $try, server listening after $n polls)"
+	kill $srv 2>/dev/null; wait $srv 2>/dev/null
+	[ $rc = 0 ] && break
+done
 $TC -s -j filter show dev veth1 ingress > /out/count-tc.json
 $TC qdisc del dev veth1 ingress
 
@@ -42,6 +51,7 @@ step "3 campaign"
 echo "$?" > /out/selftest.rc
 tail -n 15 /out/selftest.err
 /job/scalacn trials --db /out/selftest.db
+/job/scalacn trials --db /out/selftest.db --json > /out/selftest-trials.json 2>&1
 
 step "4 fault"
 # a shorter deadline for the hanging trial: setup 8 + run 4 + slack 4 s

@@ -72,7 +72,7 @@ static int install(struct tb_perftest *t, unsigned h, const struct topo_ruleset 
 		.uplink = host->uplink, .vxlan = host->vxlan, .reps = (const char (*)[64])host->reps,
 		.n_reps = host->n_reps, .vtep_ip = host->vtep_ip,
 		.peer_vtep_ip = t->inv->hosts[peer_of(t->inv, h)].vtep_ip,
-		.skip_sw = t->inv->tc_skip_sw,
+		.skip_sw = t->inv->tc_skip_sw, .tail_counter = t->inv->tc_tail_counter,
 	};
 	char *batch = NULL;
 	int rc;

@@ -389,7 +389,7 @@ static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 			 struct scn_error *err)
 {
 	static const char *const modes[] = { "none", "tc", NULL };
-	static const char *const tk[] = { "skip_sw", NULL };
+	static const char *const tk[] = { "skip_sw", "tail_counter", NULL };
 	struct ycfg_node n;
 	int rc, m = 0;
 
@@ -398,7 +398,8 @@ static int read_esw_mode(const struct ycfg_node *root, struct pt_inventory *inv,
 	inv->eswitch = (enum pt_eswitch)m;
 	if (ycfg_get(root, "tc", &n) == 0 &&
 	    ((rc = ycfg_check_keys(&n, tk, err)) < 0 ||
-	     (rc = ycfg_opt_bool(&n, "skip_sw", false, &inv->tc_skip_sw, err)) < 0))
+	     (rc = ycfg_opt_bool(&n, "skip_sw", false, &inv->tc_skip_sw, err)) < 0 ||
+	     (rc = ycfg_opt_bool(&n, "tail_counter", false, &inv->tc_tail_counter, err)) < 0))
 		return rc;
 	if (m == PT_ESW_TC && (inv->slurm || inv->kube) && !inv->tmpl.uplink[0])
 		return ycfg_error(root, err, "eswitch: tc needs an 'eswitch:' block with an uplink "

@@ -107,6 +107,7 @@ struct pt_inventory {
 	unsigned n_pairs;
 	enum pt_eswitch eswitch;
 	bool tc_skip_sw;
+	bool tc_tail_counter;   /* tc: {tail_counter: true}: pt_tc_devs.tail_counter */
 	char bin_dir[256];
 	char connection[8];  /* RC, UC, UD, XRC, DC */
 	bool rdma_cm;

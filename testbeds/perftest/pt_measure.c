@@ -11,6 +11,8 @@
  * failures are returned, with the number of attempts in the message.
  * Several pairs: bandwidth and message rate are summed, latency medians averaged, p99 is the
  * worst pair's. Latency is what perftest prints (one-way for send/write, RTT for read).
+ * Every trial that ran, failed or not, keeps its evidence (pt_evidence.h): the counters and
+ * the tc filters' packets are read after the traffic whatever its outcome.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "testbeds/perftest/pt_cmd.h"
+#include "testbeds/perftest/pt_evidence.h"
 #include "testbeds/perftest/pt_parse.h"
 #include "testbeds/perftest/pt_tb.h"
 
@@ -35,6 +38,7 @@ struct attempt {
 	struct side s[PT_MAX_PAIRS];
 	struct pt_counters before[PT_MAX_HOSTS];
 	double run_s;
+	struct pt_evidence ev;
 };
 
 static void release(struct attempt *a)
@@ -100,6 +104,14 @@ static int side_error(struct attempt *a, unsigned i, enum pt_err *which, struct 
 	h = d == &ds ? inv->pairs[i].server : inv->pairs[i].client;
 	if (which)
 		*which = d->err;
+	if (d->err != PT_ERR_NONE)
+		pt_evidence_line(&a->ev, "%.48s: stderr line %u: %.180s", inv->hosts[h].name,
+				 d->line, d->message);
+	if (d->err == PT_ERR_COMPLETION) {
+		snprintf(a->ev.completion, sizeof(a->ev.completion), "%.48s: %.200s",
+			 inv->hosts[h].name, d->message);
+		a->ev.wc_status = d->wc_status;
+	}
 	if (d->err == PT_ERR_NONE)
 		return scn_error_set(err, SCN_ERR_TRANSIENT, -EIO, "perftest on %s (port %u) "
 				     "failed without a message on stderr", inv->hosts[h].name,
@@ -259,6 +271,54 @@ static int fill_pair(struct attempt *a, unsigned i, struct tb_sample *out, doubl
 	return 0;
 }
 
+/* Pair I's row (or why there is none) as a line of the trial's evidence. */
+static int fill_pair_noted(struct attempt *a, unsigned i, struct tb_sample *out, double *lat,
+			   unsigned *nlat)
+{
+	char before[sizeof(out->evidence)];
+	int rc;
+
+	snprintf(before, sizeof(before), "%s", out->evidence);
+	out->evidence[0] = '\0';
+	rc = fill_pair(a, i, out, lat, nlat);
+	pt_evidence_line(&a->ev, "%s", out->evidence);
+	if (before[0] && out->status == TB_OK) /* the first pair's line stays the message */
+		snprintf(out->evidence, sizeof(out->evidence), "%s", before);
+	return rc;
+}
+
+/* The last non-empty line of TEXT into BUF ("" when none). */
+static void last_line(const char *text, size_t len, char *buf, size_t blen)
+{
+	unsigned lines = 1, last = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n' && text[i] != ' ' && text[i] != '\t' && text[i] != '\r')
+			last = lines;
+		lines += text[i] == '\n';
+	}
+	buf[0] = '\0';
+	if (last)
+		raw_line(text, len, last, buf, blen);
+}
+
+/* A trial that timed out: what each client printed last, the raw lines that show how far it
+ * got. */
+static void note_timeout(struct attempt *a)
+{
+	for (unsigned i = 0; i < a->t->inv->n_pairs; i++) {
+		const char *host = a->t->inv->hosts[a->t->inv->pairs[i].client].name;
+		char line[200];
+		size_t len;
+		const char *text = a->s[i].cli ? pt_proc_out(a->s[i].cli, &len) : NULL;
+
+		if (text)
+			last_line(text, len, line, sizeof(line));
+		pt_evidence_line(&a->ev, "%.48s: killed at the deadline; last output: %.160s",
+				 host, text && line[0] ? line : "(none)");
+	}
+}
+
 /* Numbers of every pair; a pair whose output cannot be used makes the trial unusable (a
  * status, with the raw line as evidence), never an error of the call. */
 static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
@@ -272,7 +332,7 @@ static int fill(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 	out->bw_gbps = out->msg_rate_mpps = tr->metric == GEN_METRIC_BW ? 0 : NAN;
 	out->lat_median_us = out->lat_p99_us = NAN;
 	for (unsigned i = 0; i < n && out->status == TB_OK; i++)
-		fill_pair(a, i, out, &lat, &nlat);
+		fill_pair_noted(a, i, out, &lat, &nlat);
 	if (out->status != TB_OK)
 		return 0;
 	if (nlat)
@@ -292,11 +352,39 @@ static void counters(struct attempt *a, struct tb_sample *out)
 		if (pt_tb_host_used(a->t, h)) {
 			pt_tb_counters(a->t, h, after);
 			pt_counters_delta(&a->before[h], after, sum);
+			/* each host apart too: which side retransmitted? */
+			pt_counters_delta(&a->before[h], after, &a->ev.dev[h]);
+			a->ev.have_dev[h] = true;
 		}
 	if (sum)
 		pt_counters_to_sample(sum, out, 2);
 	free(after);
 	free(sum);
+}
+
+/* The tc filters of every host with rules, before (AFTER false) or after the traffic. */
+static void tc_hits(struct attempt *a, bool after)
+{
+	struct tb_perftest *t = a->t;
+
+	for (unsigned h = 0; t->have_tc && h < t->inv->n_hosts; h++) {
+		if (!t->installed[h] || !t->scope[h].n_devs)
+			continue;
+		if (!after) {
+			a->ev.have_tc[h] = pt_evidence_tc(t, h, a->ev.before[h]);
+			continue;
+		}
+		if (a->ev.have_tc[h] && (a->ev.have_tc[h] = pt_evidence_tc(t, h, a->ev.after[h])))
+			for (unsigned i = 0; i < t->scope[h].n_devs; i++)
+				pt_tc_hits_delta(&a->ev.before[h][i], &a->ev.after[h][i]);
+	}
+}
+
+/* What the trial left to read, whatever its outcome: counters, then tc. */
+static void after_traffic(struct attempt *a, struct tb_sample *out)
+{
+	counters(a, out);
+	tc_hits(a, true);
 }
 
 static int once(struct attempt *a, struct tb_sample *out, struct scn_error *err)
@@ -310,6 +398,8 @@ static int once(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 	for (unsigned h = 0; h < inv->n_hosts; h++)
 		if (pt_tb_host_used(a->t, h))
 			pt_tb_counters(a->t, h, &a->before[h]);
+	if (!a->t->dry_run)
+		tc_hits(a, false);
 	for (unsigned i = 0; i < inv->n_pairs; i++)
 		if ((rc = start(a, i, false, err)) < 0)
 			return rc;
@@ -329,6 +419,8 @@ static int once(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 	}
 	if (wait_all(a, pt_now() + inv->setup_s + a->run_s + inv->slack_s)) {
 		out->status = TB_TIMEOUT;
+		note_timeout(a);
+		after_traffic(a, out);
 		return 0;
 	}
 	for (unsigned i = 0; i < inv->n_pairs; i++)
@@ -339,13 +431,14 @@ static int once(struct attempt *a, struct tb_sample *out, struct scn_error *err)
 			rc = side_error(a, i, &which, err);
 			if (which == PT_ERR_COMPLETION) {
 				out->status = TB_COMPLETION_ERR;
+				after_traffic(a, out);
 				return 0;
 			}
 			return rc;
 		}
 	if ((rc = fill(a, out, err)) < 0)
 		return rc;
-	counters(a, out);
+	after_traffic(a, out);
 	return 0;
 }
 
@@ -368,6 +461,7 @@ static int attempts(struct attempt *a, struct tb_sample *out, struct scn_error *
 
 	for (k = 0; k <= t->inv->retries; k++) {
 		memset(out, 0, sizeof(*out));
+		pt_evidence_reset(&a->ev);
 		rc = once(a, out, err);
 		release(a);
 		if (t->dry_run || (rc == 0 && out->status != TB_UNUSABLE) ||
@@ -377,6 +471,7 @@ static int attempts(struct attempt *a, struct tb_sample *out, struct scn_error *
 			usleep(100000u * (k + 1));
 	}
 	k += k <= t->inv->retries; /* attempts made */
+	a->ev.attempts = k;
 	if (rc < 0 && !t->dry_run)
 		scn_error_prefix(err, "after %u attempt%s: ", k, k == 1 ? "" : "s");
 	return rc;
@@ -403,6 +498,9 @@ int pt_tb_measure(struct tb *tb, const struct gen_traffic *tr, uint64_t seed,
 		a->tr = tr;
 		a->run_s = pt_cmd_run_seconds(t->inv, tr);
 		rc = attempts(a, out, err);
+		if (rc == 0 && !t->dry_run)
+			pt_evidence_json(t, &a->ev, out->evidence_json, sizeof(out->evidence_json));
+		pt_evidence_free(&a->ev);
 		free(a);
 	}
 	if (t->have_tc) {

@@ -339,6 +339,10 @@ int pt_tc_render(const struct topo_ruleset *rs, const struct pt_tc_devs *d, char
 		for (unsigned i = 0; i < scope->n_devs; i++)
 			fprintf(c.f, "qdisc add dev %s ingress\n", scope->devs[i]);
 		fputs(rules ? rules : "", c.f);
+		for (unsigned i = 0; d->tail_counter && i < scope->n_devs; i++, scope->n_rules++)
+			fprintf(c.f, "filter add dev %s ingress protocol all chain 0 prio %u flower%s "
+				"action pass\n", scope->devs[i], PT_TC_TAIL_PRIO,
+				d->skip_sw ? " skip_sw" : "");
 		fclose(c.f);
 	} else if (rc == 0)
 		rc = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "tc: out of memory");

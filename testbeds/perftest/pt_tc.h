@@ -50,7 +50,13 @@ struct pt_tc_devs {
 	unsigned n_reps;
 	const char *vtep_ip, *peer_vtep_ip; /* dotted IPv4 */
 	bool skip_sw;
+	/* One more filter per device after the rules: chain 0, prio PT_TC_TAIL_PRIO, protocol
+	 * all, no keys, action pass (what ingress does without a filter). Every packet that
+	 * walked chain 0's masks and matched none is counted there, so the filters' hits show
+	 * where packets went even when no rule matches them (docs/rxe-vm.md). */
+	bool tail_counter;
 };
+#define PT_TC_TAIL_PRIO 65535
 
 /* What a rendered batch touched: for cleanup and for reading back. */
 struct pt_tc_scope {
@@ -73,5 +79,24 @@ struct pt_tc_count {
 /* Add the filters of one `tc -s -j filter show` output to C. -EINVAL (transient) for text
  * that is not such JSON. */
 int pt_tc_count_json(const char *json, size_t len, struct pt_tc_count *c, struct scn_error *err);
+
+/* Packets one filter counted (pt_tc_hits.c): its first action's stats, as `tc -s -j filter
+ * show` reports them. A filter is named by (chain, prio, handle) on its device. */
+struct pt_tc_hit {
+	uint32_t chain, prio, handle;
+	double packets;
+};
+/* Invariant: n <= cap; v is malloc'd (NULL when cap is 0). Free with pt_tc_hits_free. */
+struct pt_tc_hits {
+	struct pt_tc_hit *v;
+	size_t n, cap;
+};
+/* Append the filters of one `tc -s -j filter show` output to H, in tc's order. -EINVAL
+ * (transient) for text that is not such JSON, -ENOMEM. */
+int pt_tc_hits_json(const char *json, size_t len, struct pt_tc_hits *h, struct scn_error *err);
+/* AFTER[i].packets -= the packets of the same filter in BEFORE (a filter BEFORE lacks, or one
+ * whose count went down because it was installed again, keeps its count). */
+void pt_tc_hits_delta(const struct pt_tc_hits *before, struct pt_tc_hits *after);
+void pt_tc_hits_free(struct pt_tc_hits *h);
 
 #endif
