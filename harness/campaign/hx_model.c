@@ -204,8 +204,10 @@ static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct 
 				return rc;
 			v[n] = layout_value(&res);
 		}
-		if (!layouts_enough(v, n))
+		if (!layouts_enough(v, n)) {
 			want = 2 * n < p->model_layouts ? 2 * n : p->model_layouts;
+			hx_observe_more(r->observer, (unsigned long)(want - n) * layout_repeats(p));
+		}
 	}
 	return 0;
 }

@@ -33,6 +33,7 @@ void hx_progress_init(struct hx_progress *p, FILE *out, bool quiet, double budge
 	p->color = p->tty && !(nc && nc[0]);
 	p->budget_s = budget_s;
 	p->started = hx_now();
+	p->phase_started = p->started;
 	p->last_line = p->started;
 }
 
@@ -49,14 +50,21 @@ static unsigned long phase_left(const struct hx_progress *p)
 	return p->phase_planned > p->phase_done ? p->phase_planned - p->phase_done : 0;
 }
 
+/* The current phase's trials left at its own pace once it has measured a few (a model
+ * point reprograms the rules for every layout: its trials cost more than a wall search's),
+ * the phases after it at the run's pace. */
 double hx_progress_eta(const struct hx_progress *p)
 {
 	unsigned long live = p->done - p->cached, left = phase_left(p) + p->expected_after;
-	double elapsed = hx_now() - p->started;
+	double now = hx_now(), run_pace;
 
 	if (live < 3 || (!left && !p->has_forecast))
 		return -1;
-	return elapsed / (double)live * (double)left;
+	run_pace = (now - p->started) / (double)live;
+	if (p->phase_live < 3)
+		return run_pace * (double)left;
+	return (now - p->phase_started) / (double)p->phase_live * (double)phase_left(p) +
+	       run_pace * (double)p->expected_after;
 }
 
 static void eta_text(const struct hx_progress *p, char *buf, size_t len)
@@ -153,6 +161,8 @@ void hx_progress_phase(struct hx_progress *p, const char *phase, unsigned long p
 	p->phase_planned = p->phase_estimated ? p->next_phase : planned;
 	p->next_phase = 0;
 	p->phase_done = 0;
+	p->phase_live = 0;
+	p->phase_started = hx_now();
 	if (p->quiet)
 		return;
 	if (p->tty)
@@ -179,6 +189,7 @@ void hx_progress_trial(struct hx_progress *p, double cost_s, bool cached)
 
 	p->done++;
 	p->phase_done++;
+	p->phase_live += !cached;
 	p->cached += cached;
 	p->cost_s += cost_s; /* cached trials count: the campaign spent them */
 	if (p->quiet)
@@ -223,6 +234,16 @@ static void observe_trial(void *ctx, double cost_s, bool cached)
 	hx_progress_trial(ctx, cost_s, cached);
 }
 
+void hx_progress_more(struct hx_progress *p, unsigned long more)
+{
+	p->phase_planned += more;
+}
+
+static void observe_more(void *ctx, unsigned long more)
+{
+	hx_progress_more(ctx, more);
+}
+
 /* Said even with --quiet: the campaign goes on with fewer slots. */
 static void observe_slot_lost(void *ctx, unsigned slot, unsigned alive, const char *why)
 {
@@ -241,5 +262,6 @@ void hx_progress_observer(struct hx_progress *p, struct hx_observer *o)
 	o->ctx = p;
 	o->phase = observe_phase;
 	o->trial = observe_trial;
+	o->more = observe_more;
 	o->slot_lost = observe_slot_lost;
 }

@@ -24,6 +24,8 @@ struct hx_progress {
 	char phase[48];
 	unsigned long done, cached;  /* trials of the whole run */
 	unsigned long phase_done, phase_planned; /* of the current phase */
+	unsigned long phase_live;    /* of those, measured (not from the store) */
+	double phase_started;        /* wall clock (s) when the current phase began */
 	unsigned long expected_after; /* forecast trials of the phases after this one */
 	unsigned long next_phase;    /* forecast trials of the next phase to announce */
 	bool has_forecast;           /* a forecast was given: the ETA covers the run */
@@ -39,6 +41,8 @@ void hx_progress_phase(struct hx_progress *p, const char *phase, unsigned long p
 /* A forecast: the next phase is expected to take PHASE trials (used when it announces fewer)
  * and the phases after it AFTER trials. */
 void hx_progress_forecast(struct hx_progress *p, unsigned long phase, unsigned long after);
+/* The current phase needs MORE trials than it announced. */
+void hx_progress_more(struct hx_progress *p, unsigned long more);
 /* A label put before the phase ("cct: "), "" for none. */
 void hx_progress_prefix(struct hx_progress *p, const char *prefix);
 /* One trial finished (CACHED: it came from the store, not the testbed). */

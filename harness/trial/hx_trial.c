@@ -67,6 +67,12 @@ void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned l
 		o->phase(o->ctx, phase, planned_more);
 }
 
+void hx_observe_more(const struct hx_observer *o, unsigned long more)
+{
+	if (o && o->more)
+		o->more(o->ctx, more);
+}
+
 void hx_observe_trial(const struct hx_observer *o, double cost_s, bool cached)
 {
 	if (o && o->trial)

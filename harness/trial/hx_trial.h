@@ -37,6 +37,8 @@ struct hx_observer {
 	void *ctx;
 	void (*phase)(void *ctx, const char *phase, unsigned long planned_more);
 	void (*trial)(void *ctx, double cost_s, bool cached);
+	/* The current phase needs MORE trials than it announced (a model point's layouts). */
+	void (*more)(void *ctx, unsigned long more);
 	/* Slot SLOT failed (WHY: the testbed's message) and was taken out of the pool;
 	 * ALIVE slots are left. */
 	void (*slot_lost)(void *ctx, unsigned slot, unsigned alive, const char *why);
@@ -44,6 +46,7 @@ struct hx_observer {
 /* Tell O (may be NULL) that PHASE starts with PLANNED_MORE trials more, or that one ended. */
 void hx_observe_phase(const struct hx_observer *o, const char *phase, unsigned long planned_more);
 void hx_observe_trial(const struct hx_observer *o, double cost_s, bool cached);
+void hx_observe_more(const struct hx_observer *o, unsigned long more);
 
 struct hx_runner {
 	struct tb *tb;                 /* borrowed; the one slot unless hx_runner_slots was called */
