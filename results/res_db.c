@@ -478,3 +478,32 @@ struct sqlite3 *res_sqlite(struct res_db *db)
 {
 	return db ? db->h : NULL;
 }
+
+int res_text_by_id(struct res_db *db, const char *sql, int64_t id, const char *what,
+		   const char *empty, char **out, struct scn_error *err)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	*out = NULL;
+	if (!db)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_text_by_id: NULL");
+	if ((r = res_prepare(db, sql, &st, err)))
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		t = t && *t ? t : empty;
+		if (t && !(*out = strdup(t)))
+			r = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
+	} else if (rc == SQLITE_DONE) {
+		r = scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "%s: no %s %lld", db->path, what,
+				  (long long)id);
+	} else {
+		r = res_sqlerr(db, rc, err, "reading by id");
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -69,6 +69,10 @@ int res_prepare(struct res_db *db, const char *sql, sqlite3_stmt **out, struct s
 
 /* Map an SQLite result code to a negative errno and fill ERR ("WHAT: sqlite message"). */
 int res_sqlerr(struct res_db *db, int rc, struct scn_error *err, const char *what);
+/* The text column that SQL (one parameter, ?1 = ID) selects, into *OUT (malloc'd); EMPTY
+ * (NULL: none) when the column is NULL or "". -ENOENT "PATH: no WHAT ID" without a row. */
+int res_text_by_id(struct res_db *db, const char *sql, int64_t id, const char *what,
+		   const char *empty, char **out, struct scn_error *err);
 /* Run SQL text (may hold several statements) with no result rows. */
 int res_exec(struct res_db *db, const char *sql, struct scn_error *err);
 

@@ -203,30 +203,8 @@ int res_trial_each(struct res_db *db, int64_t campaign, res_trial_cb cb, void *c
 
 int res_trial_evidence(struct res_db *db, int64_t id, char **out, struct scn_error *err)
 {
-	sqlite3_stmt *st;
-	int r, rc;
-
-	*out = NULL;
-	if (!db)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_evidence: NULL");
-	r = res_prepare(db, "SELECT evidence_json FROM trials WHERE id = ?1", &st, err);
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-
-		if (t && *t && !(*out = strdup(t)))
-			r = scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	} else if (rc == SQLITE_DONE) {
-		r = scn_error_set(err, SCN_ERR_USAGE, -ENOENT, "%s: no trial %lld", db->path,
-				  (long long)id);
-	} else {
-		r = res_sqlerr(db, rc, err, "reading a trial's evidence");
-	}
-	sqlite3_finalize(st);
-	return r;
+	return res_text_by_id(db, "SELECT evidence_json FROM trials WHERE id = ?1", id, "trial",
+			      NULL, out, err);
 }
 
 /* N and COST_S may be NULL. */

@@ -69,20 +69,32 @@ static bool is_planted(const char *members)
 	return false;
 }
 
-static void test_causal_dims_twelve(void **state)
+/* `scalacn compare --json` of the plan at PLAN (in the source tree), its store in DIR (made
+ * from a mkdtemp template): the parsed document. */
+static struct json_object *compare_json(char *dir, const char *plan_rel)
 {
-	char dir[] = "/tmp/test-causal-dims.XXXXXX", db[300], plan[300];
+	char db[300], plan[300];
 	const char *args[] = { "compare", "--db", db, "--json", plan, NULL };
-	struct json_object *root, *brute, *cct, *causes, *m;
+	struct json_object *root;
 	struct e2e_run r;
 
-	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(db, sizeof(db), "%s/dims.db", dir);
-	snprintf(plan, sizeof(plan), "%s", e2e_src("tests/plans/many-dims/plan.yaml"));
+	snprintf(db, sizeof(db), "%s/compare.db", dir);
+	snprintf(plan, sizeof(plan), "%s", e2e_src(plan_rel));
 	assert_int_equal(e2e_scalacn_run(&r, args), 0);
 	root = json_tokener_parse(r.out);
 	assert_non_null(root);
+	e2e_run_free(&r);
+	return root;
+}
+
+static void test_causal_dims_twelve(void **state)
+{
+	char dir[] = "/tmp/test-causal-dims.XXXXXX";
+	struct json_object *root, *brute, *cct, *causes, *m;
+
+	(void)state;
+	root = compare_json(dir, "tests/plans/many-dims/plan.yaml");
 	brute = strategy(root, "brute");
 	cct = strategy(root, "cct");
 	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
@@ -101,25 +113,17 @@ static void test_causal_dims_twelve(void **state)
 			fail_msg("cct names %s: neither planted nor brute force's", mem);
 	}
 	json_object_put(root);
-	e2e_run_free(&r);
 	e2e_rmdir(dir);
 }
 
 static void test_causal_dims_context_by_itself(void **state)
 {
-	char dir[] = "/tmp/test-causal-ctx.XXXXXX", db[300], plan[300];
-	const char *args[] = { "compare", "--db", db, "--json", plan, NULL };
+	char dir[] = "/tmp/test-causal-ctx.XXXXXX";
 	const char *doorbells = "[\"qps\",\"cores\",\"msg_size\"]", *masks = "[\"server.decap_masks\"]";
 	struct json_object *root, *brute, *cct;
-	struct e2e_run r;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(db, sizeof(db), "%s/ctx.db", dir);
-	snprintf(plan, sizeof(plan), "%s", e2e_src("tests/plans/contexts/plan.yaml"));
-	assert_int_equal(e2e_scalacn_run(&r, args), 0);
-	root = json_tokener_parse(r.out);
-	assert_non_null(root);
+	root = compare_json(dir, "tests/plans/contexts/plan.yaml");
 	brute = strategy(root, "brute");
 	cct = strategy(root, "cct");
 	assert_true(names(cct, doorbells));
@@ -129,7 +133,6 @@ static void test_causal_dims_context_by_itself(void **state)
 	assert_false(names(cct, "[\"msg_size\"]"));
 	assert_false(names(brute, "[\"msg_size\"]"));
 	json_object_put(root);
-	e2e_run_free(&r);
 	e2e_rmdir(dir);
 }
 
