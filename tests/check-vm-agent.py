@@ -135,9 +135,15 @@ def main():
     # (~4 ms, the guest's timer tick, or the data path's 0.2-0.5 ms): a forward/reverse
     # pair lands in either mode independently, and its ratio measured the host (8.9x once).
     # The load-paired median is printed, not judged.
+    # The baseline's runs are two groups (before and after) of as many runs as the agent's:
+    # the fastest of 10 is lower than the fastest of 5 by chance alone (1.26x failed so,
+    # on runs whose medians were 1.13x), so the baseline's figure is the mean of its two
+    # groups' fastest runs, each a fastest of as many runs as the agent's.
     base_lat = figures["base", "lat"][1]  # base and base2 pooled above
     agent_lat, walled_lat = figures["agent", "lat"][1], figures["walled", "lat"][1]
-    b, a = min(base_lat), min(agent_lat)
+    b1, b2 = ([x for x in run_values(g, "lat") if x is not None] for g in ("base", "base2"))
+    b = statistics.mean([min(g) for g in (b1, b2) if g]) if (b1 or b2) else min(base_lat)
+    a = min(agent_lat)
     bp, ap = paired("base", "lat") + paired("base2", "lat"), paired("agent", "lat")
     check(a / b <= 1.25, f"agent running: write lat {a / b:.2f}x the 0-prio baseline (<= 1.25x), "
           f"fastest runs: {a:.2f} us of {len(agent_lat)} with the agent vs {b:.2f} us of "
