@@ -147,7 +147,8 @@ def main():
     bp, ap = paired("base", "lat") + paired("base2", "lat"), paired("agent", "lat")
     check(a / b <= 1.25, f"agent running: write lat {a / b:.2f}x the 0-prio baseline (<= 1.25x), "
           f"fastest runs: {a:.2f} us of {len(agent_lat)} with the agent vs {b:.2f} us of "
-          f"{len(base_lat)} at the baseline; 256 prios without the agent: " +
+          f"{len(base_lat)} at the baseline (mean of its two groups' fastest); 256 prios without "
+          "the agent: " +
           (f"{min(walled_lat) / b:.2f}x" if walled_lat else "no number") +
           (f"; load-paired medians {statistics.median(ap):.2f} vs {statistics.median(bp):.2f} "
            "(not judged)" if ap and bp else ""))
