@@ -20,6 +20,10 @@
  * plan.model_layouts while the standard error of their robust mean (each layout's value as
  * one) is above MODEL_LAYOUT_SE of it. A point the layout does not move stops at 4; `fit`
  * takes the robust mean over layouts of each layout's median (hx_fit.c).
+ *
+ * Order: (verb, metric) pairs whose designs are the same (the same inputs at the same
+ * levels: their causes name the same walls) are measured point by point together, so a
+ * point's rule sets are programmed once for all of them (measure_design).
  */
 #include <errno.h>
 #include <math.h>
@@ -212,37 +216,67 @@ static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct 
 	return 0;
 }
 
-static int measure_design(struct hx_runner *r, const struct hx_plan *p,
-			  const struct hx_baseline *b, const struct design *dz,
-			  struct scn_error *err)
+/* Do designs A and B have the same inputs at the same levels? */
+static bool same_design(const struct design *a, const struct design *b)
 {
-	unsigned ny = dz->n_in > 1 ? dz->n_axis[1] : 1;
+	if (a->n_in != b->n_in)
+		return false;
+	for (unsigned k = 0; k < a->n_in; k++)
+		if (a->in[k] != b->in[k] || a->n_axis[k] != b->n_axis[k] ||
+		    memcmp(a->axis[k], b->axis[k], sizeof(double) * a->n_axis[k]))
+			return false;
+	return true;
+}
 
-	for (unsigned i = 0; i < dz->n_axis[0]; i++)
-		for (unsigned j = 0; j < ny; j++) {
-			struct gen_levels l;
-			int rc;
+/* Point (I, J) of design DZ for baseline B over its layouts; -EDOM (cleared): it cannot be
+ * built, even repaired, and is skipped. */
+static int measure_design_point(struct hx_runner *r, const struct hx_plan *p,
+				const struct hx_baseline *b, const struct design *dz, unsigned i,
+				unsigned j, struct scn_error *err)
+{
+	struct gen_levels l;
+	int rc;
 
-			hx_levels_base(p, b->verb, b->metric, &l);
-			gen_levels_set(&l, dz->in[0]->dim, dz->axis[0][i], NULL);
-			if (dz->n_in > 1)
-				gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
-			gen_levels_repair(&l);
-			rc = measure_layouts(r, p, &l, err);
-			if (rc == -EDOM) { /* cannot be built even repaired: skip the point */
-				scn_error_clear(err);
-				continue;
-			}
-			if (rc < 0)
-				return rc;
-		}
-	return 0;
+	hx_levels_base(p, b->verb, b->metric, &l);
+	gen_levels_set(&l, dz->in[0]->dim, dz->axis[0][i], NULL);
+	if (dz->n_in > 1)
+		gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
+	gen_levels_repair(&l);
+	rc = measure_layouts(r, p, &l, err);
+	if (rc == -EDOM) {
+		scn_error_clear(err);
+		rc = 0;
+	}
+	return rc;
+}
+
+/* The design of baseline B0 and of every later baseline with the same design (marked in
+ * DONE), point by point: at each point every such (verb, metric) is measured before the
+ * next point, so the point's rule sets (one per layout) are programmed, built and analysed
+ * once for all of them instead of once per (verb, metric) sweep. */
+static int measure_design(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+			  const struct design *dz, unsigned b0, bool *done, struct scn_error *err)
+{
+	unsigned ny = dz[b0].n_in > 1 ? dz[b0].n_axis[1] : 1;
+	int rc = 0;
+
+	for (unsigned b = b0; b < o->n_baselines; b++)
+		if (!done[b] && dz[b].n_in && same_design(&dz[b], &dz[b0]))
+			done[b] = true;
+	for (unsigned i = 0; i < dz[b0].n_axis[0] && rc == 0; i++)
+		for (unsigned j = 0; j < ny && rc == 0; j++)
+			for (unsigned b = b0; b < o->n_baselines && rc == 0; b++)
+				if (dz[b].n_in && same_design(&dz[b], &dz[b0]))
+					rc = measure_design_point(r, p, &o->baselines[b], &dz[b0], i,
+								  j, err);
+	return rc;
 }
 
 int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 		   struct scn_error *err)
 {
 	struct design dz[HX_MAX_BASELINES];
+	bool done[HX_MAX_BASELINES] = { false };
 	unsigned long planned = 0;
 	int rc = 0;
 
@@ -258,7 +292,7 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	}
 	hx_observe_phase(r->observer, "model", planned);
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++)
-		if (dz[b].n_in)
-			rc = measure_design(r, p, &o->baselines[b], &dz[b], err);
+		if (dz[b].n_in && !done[b])
+			rc = measure_design(r, p, o, dz, b, done, err);
 	return rc;
 }

@@ -116,6 +116,7 @@ static int sim_new(const struct sim_file *f, struct tb **out, struct scn_error *
 	if (!s)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "sim: out of memory");
 	s->base.ops = &tb_sim_ops;
+	sim_memo_init(&s->memo, SIM_MEMO_DEFAULT_BYTES);
 	s->pace = f->pace;
 	s->delay_s = f->delay_s;
 	if ((rc = sim_profile_load(f->prof, &s->prof, &hash, err)) < 0) {

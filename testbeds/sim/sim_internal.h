@@ -6,6 +6,7 @@
  *   sim_profile.c  reads a profile YAML (every mechanism: parameters + on/off switch);
  *   sim_scan.c     O(rules) analysis of one host's rule set (per-flow probes from the group
  *                  position of each flow's rule, rule hashes);
+ *   sim_memo.c     analyses of rule sets seen before, kept by content id;
  *   sim_rules.c    apply(): rule diff against the previous apply, capacity and
  *                  software-fallback state with hysteresis; per-traffic aggregates;
  *   sim_model.c    measure(): the noiseless performance of one traffic spec (O(1) once the
@@ -111,6 +112,38 @@ struct sim_host {
 	uint32_t in_hw, not_in_hw;
 };
 
+/* sim_memo.c: analyses of host rule sets kept by content id (gen_rules_host_id). */
+struct sim_memo_entry {
+	uint64_t id;
+	uint32_t n_flows;
+	struct sim_host h; /* probes, flags, hashes, has_dir, walk0; n_rules, in_hw */
+	size_t bytes;
+	uint64_t used;     /* clock of the last get or put */
+};
+struct sim_memo_diff {
+	uint64_t a, b;    /* content ids, a < b (0: empty slot) */
+	uint64_t changes; /* size of the symmetric difference of their rule multisets */
+};
+struct sim_memo {
+	struct sim_memo_entry *e;
+	size_t n, cap, bytes, max_bytes;
+	uint64_t clock;
+	unsigned long hits;
+	struct sim_memo_diff *diff; /* open addressing, diff_cap slots (a power of two) */
+	size_t diff_n, diff_cap;
+};
+#define SIM_MEMO_DEFAULT_BYTES ((size_t)128 << 20)
+void sim_memo_init(struct sim_memo *m, size_t max_bytes);
+void sim_memo_free(struct sim_memo *m);
+/* Fill H (arrays for N flows allocated; n_rules and in_hw set) from the analysis kept for
+ * content ID; false when none is kept (ID 0: never). */
+bool sim_memo_get(struct sim_memo *m, uint64_t id, uint32_t n, struct sim_host *h);
+/* Keep a copy of H's analysis (N flows) under ID (0: not kept). */
+void sim_memo_put(struct sim_memo *m, uint64_t id, uint32_t n, const struct sim_host *h);
+/* The rule diff between the rule sets of content ids A and B, if kept (either 0: never). */
+bool sim_memo_diff_get(const struct sim_memo *m, uint64_t a, uint64_t b, uint64_t *changes);
+void sim_memo_diff_put(struct sim_memo *m, uint64_t a, uint64_t b, uint64_t changes);
+
 /* Aggregates of the prepared rule sets under one traffic popularity (cached). */
 struct sim_agg {
 	bool valid;
@@ -135,7 +168,11 @@ struct tb_sim {
 	uint32_t encap_contexts;
 	double pending_cost_s;            /* rule programming not yet reported in a sample */
 	struct sim_agg agg;
-	double *weights;                  /* popularity weights cache (agg.n_flows entries) */
+	struct sim_memo memo;             /* analyses of rule sets seen before, by content id */
+	double *weights;                  /* popularity weights of w_flows flows (NULL: none) */
+	uint32_t w_flows;                 /* ... for that many flows, */
+	bool w_zipf;                      /* ... Zipf (else uniform) */
+	double w_s;                       /* ... with this exponent */
 	double pace;                      /* real seconds slept per testbed-second (0 = none) */
 	double delay_s;                   /* real seconds slept per trial on top (0 = none) */
 };

@@ -3,7 +3,8 @@
  * sim_rules: apply() of the simulated testbed, and the per-traffic aggregates measure() uses.
  *
  *  - each host's rule set is analysed once (sim_scan.c: per-flow probes, rule hashes); a host
- *    whose rule set has the content id of the one analysed last keeps that analysis;
+ *    whose rule set has the content id of the one analysed last keeps that analysis, and one
+ *    analysed earlier is installed from the memo (sim_memo.c);
  *  - the diff against the previous apply (multiset of rule hashes), over the profile's
  *    programming rate, is the apply's cost in testbed-seconds (both hosts program in
  *    parallel: the slower one counts), reported in the next sample;
@@ -52,9 +53,11 @@ static void fallback_state(const struct sim_profile *p, struct sim_host *h)
 }
 
 /* Install one host's rule set into NH (fresh), keeping fallback from OLD. Returns the number
- * of rule changes against OLD through *changes. */
-static int install_host(const struct tb_sim *s, const struct topo_ruleset *rs, uint32_t n,
-			const struct sim_host *old, struct sim_host *nh, uint64_t *changes)
+ * of rule changes against OLD through *changes. ID and OLD_ID: their content ids (0: none;
+ * the memo, sim_memo.c, is used only with both known). */
+static int install_host(struct tb_sim *s, const struct topo_ruleset *rs, uint64_t id,
+			uint32_t n, uint64_t old_id, const struct sim_host *old,
+			struct sim_host *nh, uint64_t *changes)
 {
 	size_t nr = rs ? topo_ruleset_n_rules(rs) : 0;
 	int64_t diff;
@@ -73,12 +76,19 @@ static int install_host(const struct tb_sim *s, const struct topo_ruleset *rs, u
 	if (!nh->hashes)
 		return -ENOMEM;
 	fallback_state(&s->prof, nh);
-	if (rs && (rc = sim_scan_host(rs, n, s->prof.steer.shared_tree, nh)) < 0)
-		return rc;
+	if (rs && !sim_memo_get(&s->memo, id, n, nh)) {
+		rc = sim_scan_host(rs, n, s->prof.steer.shared_tree, nh);
+		if (rc < 0)
+			return rc;
+		sim_memo_put(&s->memo, id, n, nh);
+	}
+	if (sim_memo_diff_get(&s->memo, old_id, id, changes))
+		return 0;
 	diff = sim_scan_diff(nh->hashes, nr, old->hashes, old->n_rules);
 	if (diff < 0)
 		return -ENOMEM;
 	*changes = (uint64_t)diff;
+	sim_memo_diff_put(&s->memo, old_id, id, *changes);
 	return 0;
 }
 
@@ -106,8 +116,9 @@ int sim_rules_apply(struct tb_sim *s, const struct gen_rules *rules, struct scn_
 		keep[h] = same_host(s, rules, (enum gen_host)h);
 	for (int h = 0; h < GEN_HOSTS && rc == 0; h++)
 		if (!keep[h])
-			rc = install_host(s, rules ? rules->host[h] : NULL, n, &s->host[h], &nh[h],
-					  &changes[h]);
+			rc = install_host(s, rules ? rules->host[h] : NULL,
+					  gen_rules_host_id(rules, (enum gen_host)h), n,
+					  s->host_id[h], &s->host[h], &nh[h], &changes[h]);
 	if (rc < 0) {
 		for (int h = 0; h < GEN_HOSTS; h++)
 			host_free(&nh[h]);
@@ -143,18 +154,27 @@ void sim_rules_release(struct tb_sim *s)
 	}
 	free(s->weights);
 	s->weights = NULL;
+	sim_memo_free(&s->memo);
 }
 
 /* Popularity weights of N flows, equal to gen_flow_weight(t, i, n) (Zipf: w_i = w_0 (i+1)^-s,
- * so the normaliser is computed once). */
+ * so the normaliser is computed once). Kept for the next apply while (N, popularity, s)
+ * stay the same: they do not depend on the rules. */
 static int weights(struct tb_sim *s, const struct gen_traffic *t, uint32_t n)
 {
-	double *w = realloc(s->weights, (n ? n : 1) * sizeof(double));
+	bool zipf = t->popularity == GEN_POP_ZIPF && t->zipf_s != 0.0;
+	double *w;
 
+	if (s->weights && s->w_flows == n && s->w_zipf == zipf && (!zipf || s->w_s == t->zipf_s))
+		return 0;
+	w = realloc(s->weights, (n ? n : 1) * sizeof(double));
 	if (!w)
 		return -ENOMEM;
 	s->weights = w;
-	if (t->popularity != GEN_POP_ZIPF || t->zipf_s == 0.0) {
+	s->w_flows = n;
+	s->w_zipf = zipf;
+	s->w_s = t->zipf_s;
+	if (!zipf) {
 		for (uint32_t i = 0; i < n; i++)
 			w[i] = 1.0 / n;
 		return 0;

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_memo: analyses of host rule sets kept by content id (sim_rules.c's install).
+ *
+ * sim_scan_host is a function of the rule set's content, the flow count and how many of its
+ * rules are in hardware (in_hw: the software-fallback state): the memo keeps its results
+ * (per-flow probes and flags, rule hashes, walk lengths) under (content id, flows, in_hw),
+ * and a rule set that comes back (a point measured again, a layout of a point seen before,
+ * the baseline between two sweeps) is installed from the copy instead of scanned again. A
+ * content id is gen_rules_host_id (nonzero for rule sets built through the rule-set cache
+ * only: plain builds are always scanned). The memo is the simulator's own bookkeeping, never
+ * visible in a sample: what apply reports (the rule diff, its cost, the fallback state) is
+ * computed as without it. Least recently used entries go first once MAX_BYTES is passed.
+ * The memo also keeps the size of the rule diff between two content ids: going back and
+ * forth between two rule sets (a sweep point and the baseline) is diffed once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testbeds/sim/sim_internal.h"
+
+static size_t entry_bytes(uint32_t n, uint32_t n_rules)
+{
+	return sizeof(struct sim_memo_entry) + (size_t)GEN_DIRS * n * (sizeof(uint32_t) + 1) +
+	       (size_t)n_rules * sizeof(uint64_t);
+}
+
+static void entry_free(struct sim_memo_entry *e)
+{
+	for (int d = 0; d < GEN_DIRS; d++) {
+		free(e->h.probes[d]);
+		free(e->h.flags[d]);
+	}
+	free(e->h.hashes);
+	memset(e, 0, sizeof(*e));
+}
+
+void sim_memo_init(struct sim_memo *m, size_t max_bytes)
+{
+	memset(m, 0, sizeof(*m));
+	m->max_bytes = max_bytes;
+}
+
+void sim_memo_free(struct sim_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		entry_free(&m->e[i]);
+	free(m->e);
+	free(m->diff);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Copy the analysis part of FROM (N flows) into TO, whose arrays are allocated. */
+static void copy_analysis(struct sim_host *to, const struct sim_host *from, uint32_t n)
+{
+	for (int d = 0; d < GEN_DIRS; d++) {
+		memcpy(to->probes[d], from->probes[d], (size_t)n * sizeof(uint32_t));
+		memcpy(to->flags[d], from->flags[d], n);
+		to->has_dir[d] = from->has_dir[d];
+		to->walk0[d] = from->walk0[d];
+	}
+	memcpy(to->hashes, from->hashes, (size_t)from->n_rules * sizeof(uint64_t));
+}
+
+static struct sim_memo_entry *find(struct sim_memo *m, uint64_t id, uint32_t n, uint32_t in_hw)
+{
+	for (size_t i = 0; id && i < m->n; i++)
+		if (m->e[i].id == id && m->e[i].n_flows == n && m->e[i].h.in_hw == in_hw)
+			return &m->e[i];
+	return NULL;
+}
+
+bool sim_memo_get(struct sim_memo *m, uint64_t id, uint32_t n, struct sim_host *h)
+{
+	struct sim_memo_entry *e = find(m, id, n, h->in_hw);
+
+	if (!e || e->h.n_rules != h->n_rules)
+		return false;
+	copy_analysis(h, &e->h, n);
+	e->used = ++m->clock;
+	m->hits++;
+	return true;
+}
+
+static void evict(struct sim_memo *m)
+{
+	while (m->bytes > m->max_bytes && m->n > 0) {
+		size_t old = 0;
+
+		for (size_t i = 1; i < m->n; i++)
+			if (m->e[i].used < m->e[old].used)
+				old = i;
+		m->bytes -= m->e[old].bytes;
+		entry_free(&m->e[old]);
+		m->e[old] = m->e[--m->n];
+	}
+}
+
+/* A fresh entry with arrays for N flows and H's rules, or NULL (no memory: not kept). */
+static struct sim_memo_entry *new_entry(struct sim_memo *m, uint32_t n, const struct sim_host *h)
+{
+	struct sim_memo_entry *e;
+	bool ok = true;
+
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 16;
+		struct sim_memo_entry *ne = realloc(m->e, ncap * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		m->e = ne;
+		m->cap = ncap;
+	}
+	e = &m->e[m->n];
+	memset(e, 0, sizeof(*e));
+	for (int d = 0; d < GEN_DIRS; d++) {
+		e->h.probes[d] = malloc((n ? n : 1) * sizeof(uint32_t));
+		e->h.flags[d] = malloc(n ? n : 1);
+		ok = ok && e->h.probes[d] && e->h.flags[d];
+	}
+	e->h.hashes = malloc((h->n_rules ? h->n_rules : 1) * sizeof(uint64_t));
+	if (!ok || !e->h.hashes) {
+		entry_free(e);
+		return NULL;
+	}
+	m->n++;
+	return e;
+}
+
+void sim_memo_put(struct sim_memo *m, uint64_t id, uint32_t n, const struct sim_host *h)
+{
+	size_t bytes = entry_bytes(n, h->n_rules);
+	struct sim_memo_entry *e;
+
+	if (!id || bytes > m->max_bytes || find(m, id, n, h->in_hw))
+		return;
+	e = new_entry(m, n, h);
+	if (!e)
+		return;
+	e->id = id;
+	e->n_flows = n;
+	e->h.n_rules = h->n_rules;
+	e->h.in_hw = h->in_hw;
+	copy_analysis(&e->h, h, n);
+	e->bytes = bytes;
+	e->used = ++m->clock;
+	m->bytes += bytes;
+	evict(m);
+}
+
+/* ---- Rule diffs between two content ids ------------------------------------------------ */
+
+#define DIFF_MAX_SLOTS ((size_t)1 << 16) /* full past 3/4: emptied and started again */
+
+static size_t diff_slot(const struct sim_memo *m, uint64_t a, uint64_t b)
+{
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	size_t k = (size_t)(h >> 32) & (m->diff_cap - 1);
+
+	while (m->diff[k].a && (m->diff[k].a != a || m->diff[k].b != b))
+		k = (k + 1) & (m->diff_cap - 1);
+	return k;
+}
+
+/* Move the diffs into a table of CAP slots; at the largest size, a full table is emptied
+ * instead (the oldest pairs are the least likely to come back). false on no memory. */
+static bool diff_rehash(struct sim_memo *m, size_t cap)
+{
+	struct sim_memo_diff *old = m->diff;
+	size_t old_cap = m->diff_cap;
+
+	m->diff = calloc(cap, sizeof(*m->diff));
+	if (!m->diff) {
+		m->diff = old;
+		return false;
+	}
+	m->diff_cap = cap;
+	m->diff_n = 0;
+	for (size_t i = 0; cap > old_cap && i < old_cap; i++)
+		if (old[i].a) {
+			m->diff[diff_slot(m, old[i].a, old[i].b)] = old[i];
+			m->diff_n++;
+		}
+	free(old);
+	return true;
+}
+
+bool sim_memo_diff_get(const struct sim_memo *m, uint64_t a, uint64_t b, uint64_t *changes)
+{
+	size_t k;
+
+	if (!a || !b || !m->diff_cap)
+		return false;
+	if (a > b) {
+		uint64_t t = a;
+
+		a = b;
+		b = t;
+	}
+	k = diff_slot(m, a, b);
+	if (!m->diff[k].a)
+		return false;
+	*changes = m->diff[k].changes;
+	return true;
+}
+
+void sim_memo_diff_put(struct sim_memo *m, uint64_t a, uint64_t b, uint64_t changes)
+{
+	size_t k;
+
+	if (!a || !b)
+		return;
+	if (a > b) {
+		uint64_t t = a;
+
+		a = b;
+		b = t;
+	}
+	if (!m->diff_cap || 4 * (m->diff_n + 1) > 3 * m->diff_cap) {
+		size_t cap = m->diff_cap ? 2 * m->diff_cap : 256;
+
+		if (cap > DIFF_MAX_SLOTS)
+			cap = DIFF_MAX_SLOTS;
+		if (!diff_rehash(m, cap))
+			return;
+	}
+	k = diff_slot(m, a, b);
+	if (!m->diff[k].a)
+		m->diff_n++;
+	m->diff[k] = (struct sim_memo_diff){ a, b, changes };
+}
