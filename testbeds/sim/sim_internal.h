@@ -112,6 +112,20 @@ struct sim_host {
 	uint32_t in_hw, not_in_hw;
 };
 
+/* Aggregates of the prepared rule sets under one traffic popularity (cached). */
+struct sim_agg {
+	bool valid;
+	enum gen_popularity pop;
+	double zipf_s;
+	uint32_t n_flows;
+	double probes[GEN_HOSTS][GEN_DIRS]; /* popularity-weighted mean probes */
+	double miss[GEN_HOSTS][GEN_DIRS];   /* weight of flows missing a rule */
+	double sw_fwd, sw_rev;               /* weight of flows in software: client->server data
+					      * path (send/write) and server->client (read) */
+};
+
+struct tb_sim;
+
 /* sim_memo.c: analyses of host rule sets kept by content id (gen_rules_host_id). */
 struct sim_memo_entry {
 	uint64_t id;
@@ -124,7 +138,14 @@ struct sim_memo_diff {
 	uint64_t a, b;    /* content ids, a < b (0: empty slot) */
 	uint64_t changes; /* size of the symmetric difference of their rule multisets */
 };
+struct sim_memo_agg {
+	uint64_t id[GEN_HOSTS];     /* content ids of the hosts (0: slot empty) */
+	uint32_t in_hw[GEN_HOSTS];
+	struct sim_agg agg;         /* valid, with its flows and popularity */
+};
+#define SIM_MEMO_AGG_SLOTS 4096u
 struct sim_memo {
+	struct sim_memo_agg *agg;   /* SIM_MEMO_AGG_SLOTS, direct mapped (NULL until used) */
 	struct sim_memo_entry *e;
 	size_t n, cap, bytes, max_bytes;
 	uint64_t clock;
@@ -143,18 +164,10 @@ void sim_memo_put(struct sim_memo *m, uint64_t id, uint32_t n, const struct sim_
 /* The rule diff between the rule sets of content ids A and B, if kept (either 0: never). */
 bool sim_memo_diff_get(const struct sim_memo *m, uint64_t a, uint64_t b, uint64_t *changes);
 void sim_memo_diff_put(struct sim_memo *m, uint64_t a, uint64_t b, uint64_t changes);
-
-/* Aggregates of the prepared rule sets under one traffic popularity (cached). */
-struct sim_agg {
-	bool valid;
-	enum gen_popularity pop;
-	double zipf_s;
-	uint32_t n_flows;
-	double probes[GEN_HOSTS][GEN_DIRS]; /* popularity-weighted mean probes */
-	double miss[GEN_HOSTS][GEN_DIRS];   /* weight of flows missing a rule */
-	double sw_fwd, sw_rev;               /* weight of flows in software: client->server data
-					      * path (send/write) and server->client (read) */
-};
+/* The aggregates of S's installed hosts under traffic T (n flows), if kept; and keep them. */
+bool sim_memo_agg_get(struct sim_memo *m, const struct tb_sim *s, const struct gen_traffic *t,
+		      uint32_t n, struct sim_agg *out);
+void sim_memo_agg_put(struct sim_memo *m, const struct tb_sim *s, const struct sim_agg *a);
 
 /* The simulated testbed. Starts with struct tb (the dispatcher's header). */
 struct tb_sim {

@@ -12,7 +12,8 @@
  * visible in a sample: what apply reports (the rule diff, its cost, the fallback state) is
  * computed as without it. Least recently used entries go first once MAX_BYTES is passed.
  * The memo also keeps the size of the rule diff between two content ids: going back and
- * forth between two rule sets (a sweep point and the baseline) is diffed once.
+ * forth between two rule sets (a sweep point and the baseline) is diffed once; and the
+ * per-traffic aggregates of a pair of analysed hosts (sim_rules_aggregate).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ void sim_memo_free(struct sim_memo *m)
 		entry_free(&m->e[i]);
 	free(m->e);
 	free(m->diff);
+	free(m->agg);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -228,4 +230,55 @@ void sim_memo_diff_put(struct sim_memo *m, uint64_t a, uint64_t b, uint64_t chan
 	if (!m->diff[k].a)
 		m->diff_n++;
 	m->diff[k] = (struct sim_memo_diff){ a, b, changes };
+}
+
+/* ---- Per-traffic aggregates of two installed hosts -------------------------------------- */
+
+static bool agg_key_is(const struct sim_memo_agg *e, const struct tb_sim *s)
+{
+	for (int h = 0; h < GEN_HOSTS; h++)
+		if (e->id[h] != s->host_id[h] || e->in_hw[h] != s->host[h].in_hw)
+			return false;
+	return true;
+}
+
+static struct sim_memo_agg *agg_slot(const struct sim_memo *m, const struct tb_sim *s,
+				     uint32_t n, enum gen_popularity pop)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)pop;
+
+	for (int k = 0; k < GEN_HOSTS; k++)
+		h = (h ^ s->host_id[k] ^ ((uint64_t)s->host[k].in_hw << 17)) * 0xff51afd7ed558ccdull;
+	return &m->agg[(h >> 40) % SIM_MEMO_AGG_SLOTS];
+}
+
+bool sim_memo_agg_get(struct sim_memo *m, const struct tb_sim *s, const struct gen_traffic *t,
+		      uint32_t n, struct sim_agg *out)
+{
+	const struct sim_memo_agg *e;
+
+	if (!m->agg || !s->host_id[GEN_CLIENT] || !s->host_id[GEN_SERVER])
+		return false;
+	e = agg_slot(m, s, n, t->popularity);
+	if (!e->agg.valid || !agg_key_is(e, s) || e->agg.n_flows != n ||
+	    e->agg.pop != t->popularity || e->agg.zipf_s != t->zipf_s)
+		return false;
+	*out = e->agg;
+	return true;
+}
+
+void sim_memo_agg_put(struct sim_memo *m, const struct tb_sim *s, const struct sim_agg *a)
+{
+	struct sim_memo_agg *e;
+
+	if (!s->host_id[GEN_CLIENT] || !s->host_id[GEN_SERVER])
+		return;
+	if (!m->agg && !(m->agg = calloc(SIM_MEMO_AGG_SLOTS, sizeof(*m->agg))))
+		return;
+	e = agg_slot(m, s, a->n_flows, a->pop);
+	for (int h = 0; h < GEN_HOSTS; h++) {
+		e->id[h] = s->host_id[h];
+		e->in_hw[h] = s->host[h].in_hw;
+	}
+	e->agg = *a;
 }

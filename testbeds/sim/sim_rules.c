@@ -210,6 +210,8 @@ int sim_rules_aggregate(struct tb_sim *s, const struct gen_traffic *t)
 
 	if (a->valid && a->n_flows == n && a->pop == t->popularity && a->zipf_s == t->zipf_s)
 		return 0;
+	if (sim_memo_agg_get(&s->memo, s, t, n, a))
+		return 0;
 	if (weights(s, t, n) < 0)
 		return -ENOMEM;
 	memset(a, 0, sizeof(*a));
@@ -235,5 +237,6 @@ int sim_rules_aggregate(struct tb_sim *s, const struct gen_traffic *t)
 	a->pop = t->popularity;
 	a->zipf_s = t->zipf_s;
 	a->valid = true;
+	sim_memo_agg_put(&s->memo, s, a);
 	return 0;
 }
