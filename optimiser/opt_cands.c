@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optimiser/opt_heap.h"
 #include "optimiser/opt_priv.h"
 
 #define FIRST_BATCH 64  /* bounds in the first batch beyond the free hyper slots */
@@ -35,24 +36,7 @@ static bool hotter(const struct opt_cand *a, const struct opt_cand *b)
 	return a->id < b->id;
 }
 
-static void sift_down(struct opt_cand *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, best = i;
-		struct opt_cand tmp;
-
-		if (l < n && hotter(&h[l], &h[best]))
-			best = l;
-		if (l + 1 < n && hotter(&h[l + 1], &h[best]))
-			best = l + 1;
-		if (best == i)
-			return;
-		tmp = h[i];
-		h[i] = h[best];
-		h[best] = tmp;
-		i = best;
-	}
-}
+OPT_HEAP_SIFT_DOWN(sift_down, struct opt_cand, hotter)
 
 /* Make room for N more entries in W's heap. */
 static int reserve(struct opt_walk *w, size_t n)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optimiser/opt_heap.h"
 #include "optimiser/opt_model_priv.h"
 
 static void refill(struct opt_table *t, uint64_t now)
@@ -100,24 +101,13 @@ static bool older(const struct orule *a, const struct orule *b)
 	return a->id < b->id;
 }
 
-static void lru_sift_down(struct orule **h, size_t n, size_t i)
+/* older() on heap entries (pointers to rules). */
+static bool older_at(struct orule *const *a, struct orule *const *b)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, best = i;
-		struct orule *tmp;
-
-		if (l < n && older(h[l], h[best]))
-			best = l;
-		if (l + 1 < n && older(h[l + 1], h[best]))
-			best = l + 1;
-		if (best == i)
-			return;
-		tmp = h[i];
-		h[i] = h[best];
-		h[best] = tmp;
-		i = best;
-	}
+	return older(*a, *b);
 }
+
+OPT_HEAP_SIFT_DOWN(lru_sift_down, struct orule *, older_at)
 
 /* Hyper copies that may be replaced (not planned for eviction), their windows advanced to
  * the tick, as a heap with the least recently used on top (only as many come out in order
