@@ -449,6 +449,33 @@ static void test_plan_examples(void **state)
 	hx_plan_free(p);
 }
 
+/* Point texts and JSON print every level as "%.17g" and "%.10g" would (hx_point.c prints
+ * whole numbers through the integer conversion): keys stored by earlier revisions stay. */
+static void test_plan_point_text_formats(void **state)
+{
+	static const double xs[] = { 0, 1, 7, 4096, 65536, 2097152, 123456789, 1e12, 1e15 - 1,
+				     1e15, 1e16, 0.5, 1.25, 1.0 / 3, -0.0, 1e-7, 9999999999.0,
+				     10000000000.0, 12345678901.0 };
+	const struct gen_dimension *d = gen_dimension_find("zipf_s");
+
+	(void)state;
+	assert_non_null(d);
+	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+		struct gen_levels l;
+		char text[4096], json[4096], want[64], needle[96];
+
+		gen_levels_neutral(&l);
+		gen_levels_set(&l, d, xs[i], NULL);
+		snprintf(want, sizeof(want), "%.17g", gen_levels_get(&l, d));
+		snprintf(needle, sizeof(needle), ";zipf_s=%s;", want);
+		hx_point_text(&l, text, sizeof(text));
+		assert_non_null(strstr(text, needle));
+		hx_level_text(d, xs[i], json, sizeof(json));
+		snprintf(want, sizeof(want), "%.10g", xs[i]);
+		assert_string_equal(json, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_bad, tmp_setup, cfgt_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_include, tmp_setup, cfgt_teardown),
 		cmocka_unit_test(test_plan_examples),
+		cmocka_unit_test(test_plan_point_text_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
