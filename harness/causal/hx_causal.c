@@ -18,6 +18,8 @@
  *     set removed) with all the plan's removal orders (confidence), its effect is the change
  *     of the metric with vs without it, and its wall is the wall search's (single member) or
  *     a binary search over each member's plan levels.
+ * Context levels that move the metric by themselves get their own reference point:
+ * hx_cct_context.c (the state both files share: hx_cct.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -29,27 +31,12 @@
 
 #include "harness/campaign/hx_campaign.h"
 #include "harness/causal/hx_causal.h"
-
-#define MAX_FOUND 8
+#include "harness/causal/hx_cct.h"
 
 /* ---- cct ------------------------------------------------------------------------------- */
 
-struct cct {
-	struct hx_eval *e;
-	const struct hx_plan *p;
-	const struct hx_outcome *o;
-	const struct hx_baseline *b;
-	struct hx_analysis *a;
-	struct scn_error *err;
-	/* context dimensions held at their level while the search runs against their own
-	 * reference point (b, measured at base_at): never removed, named with every set found
-	 * there */
-	uint32_t pinned;
-	struct gen_levels base_at;
-};
-
-static int judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
-		 const struct hx_point_result **r)
+int cct_judge(struct cct *x, const struct gen_levels *l, struct hx_symptom *s, bool *undecided,
+	      const struct hx_point_result **r)
 {
 	int rc;
 
@@ -130,7 +117,7 @@ static int member_wall(struct cct *x, const struct gen_levels *ctx, struct hx_ca
 		int rc;
 
 		gen_levels_set(&l, d->dim, seq[mid], NULL);
-		rc = judge(x, &l, &s, NULL, &r);
+		rc = cct_judge(x, &l, &s, NULL, &r);
 		if (rc < 0)
 			return rc;
 		if (s.present) {
@@ -162,7 +149,7 @@ static int cause_walls(struct cct *x, const struct gen_levels *q, struct hx_caus
 	hx_levels_base(x->p, c->verb, c->metric, &ctx);
 	for (unsigned k = 0; k < c->n_members; k++)
 		gen_levels_set(&ctx, c->members[k], c->at[k], NULL);
-	rc = judge(x, &ctx, &s, NULL, &r);
+	rc = cct_judge(x, &ctx, &s, NULL, &r);
 	if (rc < 0)
 		return rc;
 	if (!s.present)
@@ -184,9 +171,9 @@ static int classify(struct cct *x, const struct gen_levels *q, struct hx_cause *
 	hx_levels_base(x->p, c->verb, c->metric, &l);
 	for (unsigned k = 0; k < c->n_members; k++)
 		gen_levels_set(&l, c->members[k], isnan(c->wall[k]) ? c->at[k] : c->wall[k], NULL);
-	if ((rc = judge(x, &l, &s, NULL, &r)) < 0)
+	if ((rc = cct_judge(x, &l, &s, NULL, &r)) < 0)
 		return rc;
-	if (!s.present && (rc = judge(x, q, &s, NULL, &r)) < 0)
+	if (!s.present && (rc = cct_judge(x, q, &s, NULL, &r)) < 0)
 		return rc;
 	snprintf(c->kind, sizeof(c->kind), "%s", s.kind);
 	snprintf(c->class_, sizeof(c->class_), "%s", hx_symptom_class(&s, c->members[0]));
@@ -216,7 +203,7 @@ static int minimal_set(struct cct *x, const struct gen_levels *pt, uint32_t cand
 		return rc;
 	all = fin;
 	remove_bits(x->p, &all, rest);
-	if ((rc = judge(x, &all, &s, &undecided, &r)) < 0)
+	if ((rc = cct_judge(x, &all, &s, &undecided, &r)) < 0)
 		return rc;
 	if (s.present || undecided)
 		return 0;
@@ -261,7 +248,7 @@ static int shared_members(struct cct *x, const struct gen_levels *pt, uint32_t k
 			uint32_t cand = lsa->candidates & removable(x, &q), more = 0;
 			int rc;
 
-			if ((rc = judge(x, &q, &s, NULL, &r)) < 0)
+			if ((rc = cct_judge(x, &q, &s, NULL, &r)) < 0)
 				return rc;
 			if (!s.present)
 				break;
@@ -288,7 +275,7 @@ static int discover(struct cct *x, const struct gen_levels *start, const struct 
 		const struct hx_point_result *r;
 		struct hx_symptom s;
 		uint32_t cand = lsa->candidates & removable(x, &pt), kept = 0;
-		int rc = judge(x, &pt, &s, NULL, &r);
+		int rc = cct_judge(x, &pt, &s, NULL, &r);
 
 		if (rc < 0)
 			return rc;
@@ -350,14 +337,14 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	for (unsigned j = 0; j < n_found; j++) /* every other set, but not what they share */
 		if (j != i)
 			remove_bits(x->p, &q, found[j] & ~found[i]);
-	rc = judge(x, &q, &s, &undecided, &rq);
+	rc = cct_judge(x, &q, &s, &undecided, &rq);
 	if (rc < 0)
 		return rc;
 	if (!s.present) { /* needs another set's context: confirm where it was discovered */
 		q = *start;
 		for (unsigned j = 0; j < i; j++)
 			remove_bits(x->p, &q, found[j] & ~found[i]);
-		if ((rc = judge(x, &q, &s, &undecided, &rq)) < 0)
+		if ((rc = cct_judge(x, &q, &s, &undecided, &rq)) < 0)
 			return rc;
 	}
 	rc = hx_removal_run(x->e, x->p, &x->b->r, &q, cands[i] & removable(x, &q), lsa->sens,
@@ -390,9 +377,6 @@ static int confirm(struct cct *x, const struct gen_levels *start, const uint32_t
 	return classify(x, &q, c);
 }
 
-static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes,
-		 const struct hx_point_result **r);
-
 /* Move every non-scale dimension at neutral to the level LSA shows to aggravate the symptom
  * significantly, unless that level shows the symptom by itself (64-byte messages: that is
  * the operating point, which a later round searches against its own reference). *MOVED:
@@ -413,7 +397,7 @@ static int aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_levels 
 			if (d->dim != i || d->from != x->p->dims[i].neutral || !d->candidate ||
 			    d->harm <= 0 || (best && d->harm <= best->harm))
 				continue;
-			if ((rc = alone(x, &x->p->dims[i], d->to, &own, &r)) < 0)
+			if ((rc = cct_alone(x, &x->p->dims[i], d->to, &own, &r)) < 0)
 				return rc;
 			if (!own)
 				best = d;
@@ -423,52 +407,6 @@ static int aggravate(struct cct *x, const struct hx_lsa *lsa, struct gen_levels 
 			(*moved)++;
 		}
 	}
-	return 0;
-}
-
-static int context_levels(struct cct *x, struct gen_levels *stress, uint32_t *own,
-			  bool *present);
-static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth);
-
-/* The search from AT judged against REF (a context's own reference point) instead of the
- * campaign's baseline. */
-static int cct_from_ref(struct cct *x, const struct gen_levels *at, unsigned depth,
-			const struct hx_baseline *ref, uint32_t own)
-{
-	struct cct in_context = *x;
-
-	in_context.b = ref;
-	in_context.pinned |= own;
-	for (unsigned i = 0; i < x->p->n_dims; i++)
-		if (own & (1u << i))
-			gen_levels_set(&in_context.base_at, x->p->dims[i].dim,
-				       gen_levels_get(at, x->p->dims[i].dim), NULL);
-	return cct_from(&in_context, at, depth);
-}
-
-/* The reference for the contexts OWN of AT: the reference point now (the baseline's, or an
- * outer context's) with those dimensions at AT's levels, measured with as many repeats as
- * the baseline. */
-static int context_reference(struct cct *x, const struct gen_levels *at, uint32_t own,
-			     struct hx_baseline *ref)
-{
-	const struct hx_point_result *r;
-	struct gen_levels l;
-	int rc;
-
-	*ref = *x->b;
-	if (!own)
-		return 0;
-	l = x->base_at;
-	for (unsigned i = 0; i < x->p->n_dims; i++)
-		if (own & (1u << i))
-			gen_levels_set(&l, x->p->dims[i].dim, gen_levels_get(at, x->p->dims[i].dim),
-				       NULL);
-	if ((rc = hx_eval_point(x->e, &l, "cct", &r, x->err)) < 0)
-		return rc;
-	if (r->n < x->b->r.n && (rc = hx_eval_extend(x->e, &l, "cct", x->b->r.n, &r, x->err)) < 0)
-		return rc;
-	ref->r = *r;
 	return 0;
 }
 
@@ -495,18 +433,18 @@ static int hidden_context(struct cct *x, const struct gen_levels *start, const u
 		return 0;
 	for (unsigned i = 0; i < n_found; i++)
 		remove_bits(x->p, &rest, found[i]);
-	if ((rc = judge(x, &rest, &s, NULL, &r)) < 0 || s.undecided)
+	if ((rc = cct_judge(x, &rest, &s, NULL, &r)) < 0 || s.undecided)
 		return rc;
 	if (s.present)
-		return cct_from(x, &rest, depth + 1);
-	if ((rc = context_levels(x, &rest, &own, &present)) < 0 || !present)
+		return cct_search(x, &rest, depth + 1);
+	if ((rc = cct_context_levels(x, &rest, &own, &present)) < 0 || !present)
 		return rc;
-	if ((rc = context_reference(x, &rest, own, &ref)) < 0)
+	if ((rc = cct_context_reference(x, &rest, own, &ref)) < 0)
 		return rc;
-	return cct_from_ref(x, &rest, depth + 1, &ref, own);
+	return cct_search_ref(x, &rest, depth + 1, &ref, own);
 }
 
-static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
+int cct_search(struct cct *x, const struct gen_levels *at, unsigned depth)
 {
 	uint32_t found[MAX_FOUND], cands[MAX_FOUND];
 	const struct hx_point_result *r;
@@ -515,7 +453,7 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	struct hx_lsa lsa;
 	unsigned n_found, moved;
 	bool undecided;
-	int rc = judge(x, &start, &s, &undecided, &r);
+	int rc = cct_judge(x, &start, &s, &undecided, &r);
 
 	if (rc < 0)
 		return rc;
@@ -542,94 +480,6 @@ static int cct_from(struct cct *x, const struct gen_levels *at, unsigned depth)
 	return rc;
 }
 
-/* Whether dimension D at LEVEL shows the symptom by itself (everything else at the reference
- * point: neutral, or a context held); R is that point, the context's own reference (small
- * messages move the operating point itself). */
-static int alone(struct cct *x, const struct hx_plan_dim *d, double level, bool *yes,
-		 const struct hx_point_result **r)
-{
-	struct gen_levels l;
-	struct hx_symptom s;
-	int rc;
-
-	l = x->base_at;
-	gen_levels_set(&l, d->dim, level, NULL);
-	rc = judge(x, &l, &s, NULL, r);
-	if (rc == 0 && (*r)->n < x->b->r.n)
-		rc = hx_eval_extend(x->e, &l, "cct", x->b->r.n, r, x->err);
-	*yes = rc == 0 && (s.present || s.undecided);
-	return rc;
-}
-
-/* One context level of the stress point: the point with it, judged against the baseline,
- * or, when the level alone moves the metric (it is no harmless context then), against its
- * own reference REF: a symptom that the level's point shows beyond what the level does by
- * itself. DEGR: the degradation against whichever reference judged it. */
-static int judge_context(struct cct *x, const struct hx_plan_dim *d, double level,
-			 const struct gen_levels *at, bool *own, bool *present, double *degr)
-{
-	const struct hx_point_result *r, *own_r;
-	struct hx_symptom s;
-	int rc;
-
-	*own = false;
-	if ((rc = judge(x, at, &s, NULL, &r)) < 0)
-		return rc;
-	*present = s.present;
-	*degr = hx_causal_degradation(x->b->metric, &x->b->r, r);
-	if (!s.present)
-		return 0;
-	if ((rc = alone(x, d, level, own, &own_r)) < 0 || !*own)
-		return rc;
-	rc = hx_eval_judge(x->e, x->p, own_r, at, "cct", &r, &s, x->err);
-	*present = rc == 0 && s.present;
-	*degr = hx_causal_degradation(x->b->metric, own_r, r);
-	return rc;
-}
-
-/* The stress point shows nothing: try each non-scale dimension (at neutral) at the other
- * levels of its axis; keep the level that makes the point symptomatic with the highest
- * degradation (a context such as small pages that a scale dimension needs to collapse).
- * A level that moves the metric by itself is judged against its own reference point and is
- * set in OWN (the search from there needs that reference). */
-static int context_levels(struct cct *x, struct gen_levels *stress, uint32_t *own,
-			  bool *present)
-{
-	double axis[HX_PLAN_MAX_LEVELS + 1];
-
-	*present = false;
-	*own = 0;
-	for (unsigned i = 0; i < x->p->n_dims; i++) {
-		const struct hx_plan_dim *d = &x->p->dims[i];
-		unsigned n = hx_causal_axis(d, axis);
-		double best = d->neutral, worst = -INFINITY;
-
-		if (d->scale || gen_levels_get(stress, d->dim) != d->neutral)
-			continue;
-		for (unsigned k = 0; k < n; k++) {
-			struct gen_levels l = *stress;
-			bool sym, by_itself;
-			double degr;
-			int rc;
-
-			if (axis[k] == d->neutral || gen_levels_set(&l, d->dim, axis[k], NULL) < 0)
-				continue;
-			if ((rc = judge_context(x, d, axis[k], &l, &by_itself, &sym, &degr)) < 0)
-				return rc;
-			if (sym && degr > worst) {
-				worst = degr;
-				best = axis[k];
-				*own = by_itself ? *own | (1u << i) : *own & ~(1u << i);
-			}
-		}
-		if (best != d->neutral) {
-			gen_levels_set(stress, d->dim, best, NULL);
-			*present = true;
-		}
-	}
-	return 0;
-}
-
 static int cct_baseline(struct cct *x)
 {
 	const struct hx_point_result *r;
@@ -642,20 +492,20 @@ static int cct_baseline(struct cct *x)
 	hx_levels_base(x->p, x->b->verb, x->b->metric, &stress);
 	for (unsigned i = 0; i < x->p->n_dims; i++)
 		gen_levels_set(&stress, x->p->dims[i].dim, hx_causal_extreme(&x->p->dims[i]), NULL);
-	if ((rc = judge(x, &stress, &s, &undecided, &r)) < 0)
+	if ((rc = cct_judge(x, &stress, &s, &undecided, &r)) < 0)
 		return rc;
 	if (!s.present) {
 		struct hx_baseline ref;
 
-		if ((rc = context_levels(x, &stress, &own, &s.present)) < 0)
+		if ((rc = cct_context_levels(x, &stress, &own, &s.present)) < 0)
 			return rc;
-		if (s.present && (rc = context_reference(x, &stress, own, &ref)) < 0)
+		if (s.present && (rc = cct_context_reference(x, &stress, own, &ref)) < 0)
 			return rc;
 		if (s.present)
-			return cct_from_ref(x, &stress, 0, &ref, own);
+			return cct_search_ref(x, &stress, 0, &ref, own);
 	}
 	if (s.present)
-		return cct_from(x, &stress, 0);
+		return cct_search(x, &stress, 0);
 	if (undecided)
 		hx_analysis_note(x->a, "undecided: %s %s stress point: more repeats needed",
 				 topo_verb_name(x->b->verb), hx_metric_name(x->b->metric));
@@ -668,7 +518,7 @@ static int cct_baseline(struct cct *x)
 			continue;
 		hx_levels_base(x->p, wall->verb, wall->metric, &l);
 		gen_levels_set(&l, wall->dim, wall->found ? wall->level : wall->max_tried, NULL);
-		rc = cct_from(x, &l, 0);
+		rc = cct_search(x, &l, 0);
 	}
 	return rc;
 }
