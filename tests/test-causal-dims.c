@@ -129,7 +129,7 @@ static void test_causal_dims_context_by_itself(void **state)
 	assert_true(names(cct, doorbells));
 	assert_true(names(cct, masks));
 	assert_true(names(brute, doorbells));
-	assert_true(names(brute, masks) || names_in(brute, "suspects", masks));
+	assert_true(names(brute, masks)); /* its replicate's outlier gets a second look */
 	assert_false(names(cct, "[\"msg_size\"]"));
 	assert_false(names(brute, "[\"msg_size\"]"));
 	json_object_put(root);

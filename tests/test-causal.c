@@ -34,6 +34,8 @@ struct fake {
 			     * with 256+ QPs: two causes sharing flows */
 	bool hidden;        /* masks cap it hard (min); 256+ QPs with 4K pages cap it at 50:
 			     * a cause the mask wall hides until it is removed */
+	bool outlier;       /* the first replicate trial of every point with fewer than 8
+			     * masks ran 1.5x slow (a gross outlier) */
 	int64_t next_id;
 	unsigned long calls;
 	unsigned repeats;
@@ -61,6 +63,8 @@ static double fake_value(const struct fake *f, const struct gen_levels *l, unsig
 		if (l->qps >= 256 && l->page_size == 4096 && bw > 50)
 			bw = 50;
 	}
+	if (f->outlier && r == HX_REPLICATE_REPEAT && l->masks[GEN_SERVER][GEN_DECAP] < 8)
+		bw /= 1.5;
 	hx_point_text(l, text, sizeof(text));
 	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r));
 	return bw * (1.0 + f->cv * gen_rng_normal(&rng));
@@ -498,6 +502,32 @@ static void test_causal_support_rules(void **state)
 	hx_plan_free(p);
 }
 
+/* A replicate spoiled by one gross outlier (3 repeats: the interval spans zero) gets a
+ * second look with more fresh trials, where the robust summary leaves the outlier out: the
+ * cause stays a cause, and its replicate evidence shows the trials it took. */
+static void test_causal_replicate_outlier_second_look(void **state)
+{
+	struct world *w = world_new(0.01, false, 3);
+	const struct hx_cause *c;
+	struct json_object *rep, *without, *n;
+
+	(void)state;
+	w->f.outlier = true;
+	assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_CCT, &w->a, NULL), 0);
+	if (getenv("CAUSAL_DEBUG"))
+		hx_analysis_print(&w->a, stderr);
+	c = find_cause(&w->a, "server.decap_masks", NULL);
+	assert_non_null(c);
+	assert_true(c->replicated);
+	assert_int_equal(w->a.n_suspects, 0);
+	assert_non_null(c->evidence);
+	assert_true(json_object_object_get_ex(c->evidence, "replicate", &rep));
+	assert_true(json_object_object_get_ex(rep, "without", &without));
+	assert_true(json_object_object_get_ex(without, "n", &n));
+	assert_int_equal(json_object_get_int(n), 6); /* 2 x the plan's 3 repeats */
+	world_free(w);
+}
+
 /* A slowdown that fresh trials of the same point do not show is a suspect, not a cause; the
  * table, the JSON and the counts keep it apart. */
 static void test_causal_unreplicated_cure_is_suspect(void **state)
@@ -655,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_causal_repair),
 		cmocka_unit_test(test_causal_support_rules),
 		cmocka_unit_test(test_causal_unreplicated_cure_is_suspect),
+		cmocka_unit_test(test_causal_replicate_outlier_second_look),
 		cmocka_unit_test(test_causal_sequential_testing),
 		cmocka_unit_test(test_causal_drifted_baseline_makes_suspects),
 		cmocka_unit_test(test_causal_causes_sharing_a_member),

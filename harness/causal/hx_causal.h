@@ -92,6 +92,10 @@ int hx_eval_extend(struct hx_eval *e, const struct gen_levels *l, const char *ph
  * from HX_REPLICATE_REPEAT), memoised apart from hx_eval_point's. */
 int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char *phase,
 		      const struct hx_point_result **out, struct scn_error *err);
+/* That replicate grown to REPEATS fresh trials. */
+int hx_eval_replicate_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+			     unsigned repeats, const struct hx_point_result **out,
+			     struct scn_error *err);
 /* L judged against BASE (hx_causal_judge); while it is undecided, more repeats up to the
  * plan's max_repeats (sequential testing, counted in hx_eval_seq). */
 int hx_eval_judge(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,

@@ -338,6 +338,13 @@ int hx_eval_replicate(struct hx_eval *e, const struct gen_levels *l, const char 
 	return eval_at(e, l, phase, HX_REPLICATE_REPEAT, 0, out, err);
 }
 
+int hx_eval_replicate_extend(struct hx_eval *e, const struct gen_levels *l, const char *phase,
+			     unsigned repeats, const struct hx_point_result **out,
+			     struct scn_error *err)
+{
+	return eval_at(e, l, phase, HX_REPLICATE_REPEAT, repeats, out, err);
+}
+
 void hx_causal_judge(const struct hx_plan *p, enum gen_metric m, const struct hx_point_result *base,
 		     const struct hx_point_result *point, struct hx_symptom *sym, bool *undecided)
 {
