@@ -15,7 +15,8 @@
  *  - a rule's direction: its action list (decap / encap), else its mask (tunnel fields mean
  *    VXLAN from the uplink: receive), else in_port = an uplink port (receive), else send.
  *  - rule hashes for the diff against the previous apply (sim_scan_diff: a hash multiset).
- * One pass reads the (large) topo_rule records; the rest works on compact per-rule arrays.
+ * One pass reads the rules (each copied out of topology's compact storage, not through the
+ * full records topo_ruleset_rule would make); the rest works on compact per-rule arrays.
  * Assumes topo_rule.flow = flow index + 1 (0 = no flow), as gen_rules_build writes it.
  */
 #include <errno.h>
@@ -158,10 +159,11 @@ static void first_pass(const struct topo_ruleset *rs, struct scan *sc, struct si
 	int64_t uplink = find_uplink(rs);
 
 	for (size_t i = 0; i < nr; i++) {
-		const struct topo_rule *r = topo_ruleset_rule(rs, i);
+		struct topo_rule rule, *r = &rule;
 		struct rinfo *ri = &sc->r[i];
 		long to;
 
+		topo_ruleset_rule_copy(rs, i, r); /* i < nr: cannot fail */
 		ri->dir = (uint8_t)rule_dir(r, uplink, &to);
 		ri->group = r->group;
 		ri->flow = r->flow;
