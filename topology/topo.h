@@ -200,8 +200,9 @@ int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_r
  * knows its rule count calls it first. 0, -EINVAL or -ENOMEM. */
 int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
 /* Make room for the values of N_RULES more rules of mask M (rules store the values of
- * their mask's fields only; reservations add up until the rules come). 0, -EINVAL (M not
- * a valid mask) or -ENOMEM. */
+ * their mask's fields only). Reservations add up; the next rule added allocates the room
+ * for all of them at once (so its add may give -ENOMEM). 0 or -EINVAL (M not a valid
+ * mask). */
 int topo_ruleset_reserve_values(struct topo_ruleset *rs, const struct topo_mask *m,
 				size_t n_rules);
 /* Bytes of memory the rule set holds (its arrays and indexes, allocated capacity). */

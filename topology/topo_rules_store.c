@@ -117,10 +117,16 @@ long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 	if (off + TOPO_F_COUNT * 2 > UINT32_MAX)
 		return -ENOSPC;
 	/* one word of room beyond: every field stores two words and moves on by its width */
-	if (off + p->words + 1u > rs->cap_words &&
-	    topo__grow((void **)&rs->words, &rs->cap_words, off + p->words + 1u,
-		       sizeof(*rs->words)))
-		return -ENOMEM;
+	if (off + p->words + 1u > rs->cap_words) { /* reserved room, else doubling */
+		size_t need = off + p->words + 1u;
+		int rc = rs->words_res >= need ? topo__reserve((void **)&rs->words, &rs->cap_words,
+							      rs->words_res, sizeof(*rs->words))
+					       : topo__grow((void **)&rs->words, &rs->cap_words, need,
+							    sizeof(*rs->words));
+
+		if (rc)
+			return rc;
+	}
 	w = &rs->words[off];
 	for (unsigned k = 0; k < p->nf; k++) {
 		uint64_t x = v[p->field[k]] & p->bits[k];

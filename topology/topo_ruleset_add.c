@@ -164,9 +164,7 @@ int topo_ruleset_reserve_values(struct topo_ruleset *rs, const struct topo_mask 
 	if (rs->words_res < rs->n_words)
 		rs->words_res = rs->n_words;
 	rs->words_res += n_rules * topo__value_words(m) + 1; /* packing's word of room */
-	if (topo__reserve((void **)&rs->words, &rs->cap_words, rs->words_res, sizeof(*rs->words)))
-		return -ENOMEM;
-	return 0;
+	return 0; /* the next rule added makes the room, once for every reservation before it */
 }
 
 int topo_ruleset_group_ref(struct topo_ruleset *rs, uint32_t table, const struct topo_mask *m,
@@ -206,7 +204,8 @@ int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_r
 		return -EINVAL;
 	if (rs->n_rules >= (size_t)INT32_MAX)
 		return -ENOSPC;
-	if (topo__grow((void **)&rs->recs, &rs->cap_rules, rs->n_rules + 1, sizeof(*rs->recs)))
+	if (rs->n_rules == rs->cap_rules &&
+	    topo__grow((void **)&rs->recs, &rs->cap_rules, rs->n_rules + 1, sizeof(*rs->recs)))
 		return -ENOMEM;
 	g = &rs->groups[ref->index];
 	voff = topo__pack_values(rs, &g->mask, values);
