@@ -222,6 +222,21 @@ const struct topo_rule *topo_ruleset_rule(const struct topo_ruleset *rs, size_t 
 /* Rule I (the same record) copied into OUT, without the full records: what a reader that
  * walks every rule once uses. 0 or -EINVAL. */
 int topo_ruleset_rule_copy(const struct topo_ruleset *rs, size_t i, struct topo_rule *out);
+/* Rule I as stored, for scanners that visit every rule and do per-group and per-action-list
+ * work once: its group, flow, the id of its action list (rules with equal lists share one:
+ * topo_ruleset_action_list), and its values: WORDS holds the values of its group mask's
+ * fields in field order, one 32-bit word per field, two for eth_src and eth_dst (low word
+ * first), cut to the mask. WORDS is valid until the rule set changes. 0 or -EINVAL. */
+struct topo_rule_packed {
+	uint32_t group, flow, act;
+	const uint32_t *words;
+};
+int topo_ruleset_rule_packed(const struct topo_ruleset *rs, size_t i,
+			     struct topo_rule_packed *out);
+/* Distinct action lists of the rule set (ids 0 .. n - 1); NULL when ID is out of range. */
+size_t topo_ruleset_n_action_lists(const struct topo_ruleset *rs);
+const struct topo_action_list *topo_ruleset_action_list(const struct topo_ruleset *rs,
+							 size_t id);
 /* Groups of all tables, ordered by (table, priority, creation). */
 size_t topo_ruleset_n_groups(const struct topo_ruleset *rs);
 const struct topo_group *topo_ruleset_group(const struct topo_ruleset *rs, size_t i);

@@ -222,6 +222,32 @@ int topo_ruleset_rule_copy(const struct topo_ruleset *rs, size_t i, struct topo_
 	return 0;
 }
 
+int topo_ruleset_rule_packed(const struct topo_ruleset *rs, size_t i,
+			     struct topo_rule_packed *out)
+{
+	const struct topo__rec *r;
+
+	if (!rs || !out || i >= rs->n_rules)
+		return -EINVAL;
+	r = &rs->recs[i];
+	out->group = r->group;
+	out->flow = r->flow;
+	out->act = r->act;
+	out->words = &rs->words[r->voff];
+	return 0;
+}
+
+size_t topo_ruleset_n_action_lists(const struct topo_ruleset *rs)
+{
+	return rs ? rs->n_acts : 0;
+}
+
+const struct topo_action_list *topo_ruleset_action_list(const struct topo_ruleset *rs,
+							 size_t id)
+{
+	return rs && id < rs->n_acts ? &rs->acts[id] : NULL;
+}
+
 size_t topo_ruleset_n_groups(const struct topo_ruleset *rs)
 {
 	return rs ? rs->n_groups : 0;
