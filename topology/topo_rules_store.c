@@ -107,12 +107,27 @@ static const struct topo__plan *plan_for(struct topo_ruleset *rs, const struct t
 	return p;
 }
 
+/* The words of V under plan P into W (P->words of them, and one more word written). W is
+ * restrict: its stores cannot change the plan, so the loop keeps the plan in registers. */
+static void pack_words(const struct topo__plan *p, const uint64_t v[TOPO_F_COUNT],
+		       uint32_t *restrict w)
+{
+	const unsigned nf = p->nf;
+
+	for (unsigned k = 0; k < nf; k++) {
+		uint64_t x = v[p->field[k]] & p->bits[k];
+
+		w[0] = (uint32_t)x;
+		w[1] = (uint32_t)(x >> 32);
+		w += 1u + p->wide[k];
+	}
+}
+
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		       const uint64_t v[TOPO_F_COUNT])
 {
 	const struct topo__plan *p = plan_for(rs, m);
 	size_t off = rs->n_words;
-	uint32_t *w;
 
 	if (off + TOPO_F_COUNT * 2 > UINT32_MAX)
 		return -ENOSPC;
@@ -127,14 +142,7 @@ long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		if (rc)
 			return rc;
 	}
-	w = &rs->words[off];
-	for (unsigned k = 0; k < p->nf; k++) {
-		uint64_t x = v[p->field[k]] & p->bits[k];
-
-		w[0] = (uint32_t)x;
-		w[1] = (uint32_t)(x >> 32);
-		w += 1u + p->wide[k];
-	}
+	pack_words(p, v, &rs->words[off]);
 	rs->n_words = off + p->words;
 	return (long)off;
 }
