@@ -26,8 +26,8 @@
  * and masks[h] only: what lets the cache (gen_rules_cache.c) reuse one host while the other
  * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2):
  * rules go in through topology's fast path (a group reference per shape, an action-list id
- * per subnet or destination VF, per rule only the values of the shape's fields), into room
- * reserved up front for the rules and their values.
+ * per subnet or destination VF, per rule only the flow's packet, of which topology keeps the
+ * shape's fields), into room reserved up front for the rules and their values.
  */
 #include <assert.h>
 #include <errno.h>
@@ -265,7 +265,7 @@ static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs
 	return rc;
 }
 
-/* Shape S of direction D of side (h, d): its mask and priority, in TABLE. */
+/* Shape S of direction D: its mask and its group's priority, in TABLE. */
 static void shape_info(enum gen_dir d, uint32_t s, uint32_t table, struct side_shape *out)
 {
 	memset(out, 0, sizeof(*out));
