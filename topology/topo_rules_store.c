@@ -86,13 +86,13 @@ void topo__rule_get(const struct topo_ruleset *rs, size_t i, struct topo_rule *o
 	out->flow = r->flow;
 }
 
-/* The plan for mask M (kept for the next rule: rules come group by group). */
-static const struct topo__plan *plan_for(struct topo_ruleset *rs, const struct topo_mask *m)
+/* Make RS's plan the one for mask M. Out of line: rules come group by group, so the plan
+ * of the rule before is usually the one (plan_for). */
+static __attribute__((noinline)) void plan_make(struct topo_ruleset *rs,
+						const struct topo_mask *m)
 {
 	struct topo__plan *p = &rs->plan;
 
-	if (p->valid && memcmp(&p->mask, m, sizeof(*m)) == 0)
-		return p;
 	memset(p, 0, sizeof(*p));
 	p->mask = *m;
 	for (uint32_t f = m->fields & ((1u << TOPO_F_COUNT) - 1); f; f &= f - 1) {
@@ -104,7 +104,13 @@ static const struct topo__plan *plan_for(struct topo_ruleset *rs, const struct t
 		p->words += 1 + p->wide[p->nf++];
 	}
 	p->valid = true;
-	return p;
+}
+
+static const struct topo__plan *plan_for(struct topo_ruleset *rs, const struct topo_mask *m)
+{
+	if (!rs->plan.valid || memcmp(&rs->plan.mask, m, sizeof(*m)) != 0)
+		plan_make(rs, m);
+	return &rs->plan;
 }
 
 /* The words of V under plan P into W (P->words of them, and one more word written). W is
