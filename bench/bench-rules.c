@@ -4,13 +4,16 @@
  * table: a fresh plain build (gen_rules_build, the reference) at 16K, 32K and 64K flows and
  * 1, 8, 32 and 128 masks on each of the four host/direction sides (4 rules per flow), with
  * ns per rule and its ratio to the 16K cell of the same masks (1.00 = linear in rules; one
- * untimed build first, so that no cell pays the process's first touch of memory); then at
+ * untimed build first, so that no cell pays the process's first touch of memory) and the
+ * page faults per build (a count: fresh memory from the kernel, which a build of large rule
+ * sets pays for every page it touches, is the part of the cost that is not the code's); then at
  * 128 masks, through the rule-set cache, a sweep step (one side's masks change: that host is
  * rebuilt, the other reused) and a point seen again (a hit: nothing is built). Each figure is
  * the median [min, max] of 5 runs in CPU time of this process. Figures only.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "bench/bench-util.h"
 #include "generators/gen.h"
@@ -42,6 +45,14 @@ static void build_once(void *ctx)
 	gen_rules_free(r);
 }
 
+/* Minor page faults of this process so far. */
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 static void set_masks(struct job *j, uint32_t flows, uint32_t masks)
 {
 	gen_levels_neutral(&j->l);
@@ -62,22 +73,27 @@ static void linearity(void)
 	set_masks(&warm, 65536, 128);
 	build_once(&warm);
 	printf("fresh plain build (gen_rules_build), CPU median [min, max] of %d; ns per rule and "
-	       "its ratio to 16384 flows at the same masks:\n", REPEATS);
-	printf("    flows  masks     rules         ms [min, max]              ns/rule  ratio\n");
+	       "its ratio to 16384 flows at the same masks; page faults per build (mean):\n",
+	       REPEATS);
+	printf("    flows  masks     rules         ms [min, max]              ns/rule  ratio  "
+	       "faults\n");
 	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
 		for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
 			struct job j = { 0 };
 			double rules = 4.0 * flows[i], ns;
 			struct bench_spread s;
+			long faults;
 
 			set_masks(&j, flows[i], masks[k]);
+			faults = minor_faults();
 			bench_repeat(build_once, &j, REPEATS, &s);
+			faults = minor_faults() - faults;
 			ns = s.median / rules * 1e9;
 			if (i == 0)
 				first[k] = ns;
-			printf("  %7u  %5u  %8.0f  %8.2f [%8.2f, %8.2f]  %8.1f  %5.2f\n", flows[i],
-			       masks[k], rules, s.median * 1e3, s.min * 1e3, s.max * 1e3, ns,
-			       ns / first[k]);
+			printf("  %7u  %5u  %8.0f  %8.2f [%8.2f, %8.2f]  %8.1f  %5.2f  %6.0f\n",
+			       flows[i], masks[k], rules, s.median * 1e3, s.min * 1e3, s.max * 1e3, ns,
+			       ns / first[k], (double)faults / REPEATS);
 		}
 }
 

@@ -24,8 +24,10 @@
  *
  * Host h's rule set is a function of the flow table (flows, subnets, encap contexts, seed)
  * and masks[h] only: what lets the cache (gen_rules_cache.c) reuse one host while the other
- * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2);
- * inserting the rules into the topology rule sets (reserved up front) is most of the time.
+ * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2):
+ * rules go in through topology's fast path (a group reference per shape, an action-list id
+ * per subnet or destination VF, per rule only the flow's packet, of which topology keeps the
+ * shape's fields), into room reserved up front for the rules and their values.
  */
 #include <assert.h>
 #include <errno.h>
@@ -183,25 +185,6 @@ static int add_ports(struct topo_ruleset *rs, enum gen_host h, uint32_t k, uint3
 	return rc < 0 ? rc : 0;
 }
 
-static void rule_actions(const struct gen_rules_priv *p, enum gen_host h, enum gen_dir d,
-			 const struct gen_flow_info *f, struct topo_action_list *a)
-{
-	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
-
-	memset(a, 0, sizeof(*a));
-	a->n = 2;
-	if (d == GEN_ENCAP) {
-		a->a[0] = (struct topo_action){ TOPO_ACT_ENCAP, GEN_VNI_BASE + f->subnet };
-		a->a[1] = (struct topo_action){ TOPO_ACT_FWD_UPLINK, 0 };
-	} else {
-		uint32_t dst = forward ? f->srv : f->cli;
-
-		a->a[0] = (struct topo_action){ TOPO_ACT_DECAP, 0 };
-		a->a[1] = (struct topo_action){ TOPO_ACT_FWD_VF,
-						gen_vf_port(p->per_subnet, f->subnet, dst) };
-	}
-}
-
 /* Place of slot I in the shape-major order of F places over M shapes (shape s holds places
  * s, s + m, s + 2m, ...: its rules go in together): slot I is shape s's r-th place. */
 static uint32_t slot_place(uint32_t i, uint32_t F, uint32_t m)
@@ -238,35 +221,128 @@ static void side_perm(uint32_t F, uint32_t m, enum gen_host h, enum gen_dir d, u
 	memcpy(perm, tmp, sizeof(*perm) * F);
 }
 
-/* Rule of the j-th flow of side (h, d)'s permutation; its shape M is shape j % m.
- * Returns 0 or a negative errno. */
-static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, uint32_t table,
-		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm, uint32_t j,
-		    const struct topo_mask *mask)
+/* What host H's side rules are added with (topology's fast path, topo.h): per direction,
+ * the group of each of its m shapes (with what makes it, to look it up again), the ids of
+ * the action lists met so far: one per subnet (encap: its VNI, to the uplink) or per
+ * destination VF (decap), UINT32_MAX until first used. */
+struct side_shape {
+	struct topo_group_ref ref;
+	struct topo_mask mask;
+	uint32_t table, prio;
+};
+struct host_build {
+	struct side_shape *shape[GEN_DIRS];
+	uint32_t *act[GEN_DIRS];
+};
+
+/* The id of the action list of flow F's rule on side (h, d): encap pushes the subnet's VNI
+ * and goes to the uplink; decap pops it and forwards to the destination container's VF. */
+static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs,
+			 struct host_build *hb, enum gen_host h, enum gen_dir d,
+			 const struct gen_flow_info *f)
 {
-	uint32_t flow = perm[j];
-	uint32_t prio = (d == GEN_ENCAP ? GEN_PRIO_ENCAP : GEN_PRIO_DECAP) + j % m;
-	struct topo_action_list acts;
-	struct topo_match match;
+	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
+	uint32_t dst = forward ? f->srv : f->cli;
+	uint32_t *id = &hb->act[d][d == GEN_ENCAP ? f->subnet : f->subnet * p->per_subnet + dst];
+	struct topo_action_list a;
+	long rc;
+
+	if (*id != UINT32_MAX)
+		return *id;
+	memset(&a, 0, sizeof(a));
+	a.n = 2;
+	if (d == GEN_ENCAP) {
+		a.a[0] = (struct topo_action){ TOPO_ACT_ENCAP, GEN_VNI_BASE + f->subnet };
+		a.a[1] = (struct topo_action){ TOPO_ACT_FWD_UPLINK, 0 };
+	} else {
+		a.a[0] = (struct topo_action){ TOPO_ACT_DECAP, 0 };
+		a.a[1] = (struct topo_action){ TOPO_ACT_FWD_VF,
+					       gen_vf_port(p->per_subnet, f->subnet, dst) };
+	}
+	rc = topo_ruleset_actions_id(rs, &a);
+	if (rc >= 0)
+		*id = (uint32_t)rc;
+	return rc;
+}
+
+/* Shape S of direction D: its mask and its group's priority, in TABLE. */
+static void shape_info(enum gen_dir d, uint32_t s, uint32_t table, struct side_shape *out)
+{
+	memset(out, 0, sizeof(*out));
+	gen_shape(d, s, &out->mask);
+	out->table = table;
+	out->prio = (d == GEN_ENCAP ? GEN_PRIO_ENCAP : GEN_PRIO_DECAP) + s;
+}
+
+/* Rule of flow FLOW on side (h, d) in shape S: its values are the flow's packet
+ * (gen_flow_packet) on the shape's fields. 0 or a negative errno. */
+static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		    enum gen_host h, enum gen_dir d, uint32_t s, uint32_t flow)
+{
+	struct side_shape *sh = &hb->shape[d][s];
 	uint64_t pkt[TOPO_F_COUNT];
+	long act = rule_actions(p, rs, hb, h, d, &p->flow[flow]);
 	int rc;
 
-	match.mask = *mask;
+	if (act < 0)
+		return (int)act;
 	gen_flow_packet(&p->pub, h, d, flow, pkt);
-	for (int fld = 0; fld < TOPO_F_COUNT; fld++)
-		match.value[fld] = (mask->fields >> fld) & 1u ? pkt[fld] : 0;
-	/* topo_ruleset_add_rule normalises (cuts prefix fields to their plen) */
-	rule_actions(p, h, d, &p->flow[flow], &acts);
-	rc = topo_ruleset_add_rule(rs, table, &match, prio, &acts, flow + 1);
+	rc = topo_ruleset_add_rule_ref(rs, &sh->ref, pkt, (uint32_t)act, flow + 1);
+	if (rc == -ESTALE) { /* a group made since moved this one: look it up again */
+		rc = topo_ruleset_group_ref(rs, sh->table, &sh->mask, sh->prio, &sh->ref);
+		if (rc == 0)
+			rc = topo_ruleset_add_rule_ref(rs, &sh->ref, pkt, (uint32_t)act, flow + 1);
+	}
 	return rc < 0 ? rc : 0;
 }
 
 #define FETCH_AHEAD 8 /* rules ahead whose flow is fetched into the cache */
 
-/* Both sides of host H. Groups are created first (one rule per shape, both directions),
- * then the remaining rules shape by shape: creating a group late costs a pass over all rules
- * in topology, adding to the group just used is cheap. */
-static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
+/* Side (h, d)'s first rule of each of its M shapes (the j-th flow of PERM for shape j < m),
+ * each shape's group made just before. */
+static int add_firsts(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		      enum gen_host h, enum gen_dir d, uint32_t m, uint32_t table,
+		      const uint32_t *perm)
+{
+	int rc = 0;
+
+	for (uint32_t s = 0; rc == 0 && s < m; s++) {
+		struct side_shape *sh = &hb->shape[d][s];
+
+		shape_info(d, s, table, sh);
+		rc = topo_ruleset_group_ref(rs, table, &sh->mask, sh->prio, &sh->ref);
+		if (rc == 0)
+			rc = add_rule(p, rs, hb, h, d, s, perm[s]);
+	}
+	return rc;
+}
+
+/* The rest of side (h, d)'s rules, shape by shape: shape s holds the flows j = s + m,
+ * s + 2m, ... of PERM. They are gathered in that order into SEQ first (F entries), so that
+ * adding reads them in sequence. */
+static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm,
+		    uint32_t *seq)
+{
+	uint32_t F = p->pub.flows, n = 0;
+	int rc = 0;
+
+	for (uint32_t s = 0; s < m; s++)
+		for (uint32_t j = s + m; j < F; j += m)
+			seq[n++] = perm[j];
+	for (uint32_t s = 0, i = 0; rc == 0 && s < m; s++)
+		for (uint32_t j = s + m; rc == 0 && j < F; j += m, i++) {
+			if (i + FETCH_AHEAD < n) /* the flows come in permuted order */
+				__builtin_prefetch(&p->flow[seq[i + FETCH_AHEAD]]);
+			rc = add_rule(p, rs, hb, h, d, s, seq[i]);
+		}
+	return rc;
+}
+
+/* Both sides of host H: the first rule of every shape (both directions; each shape's group
+ * is made with it), then the remaining rules shape by shape: creating a group late costs a
+ * pass over all rules in topology, adding to the group just used is cheap. */
+static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
 		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
 		     uint64_t seed, uint32_t *perm[GEN_DIRS + 1])
 {
@@ -276,39 +352,72 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs,
 	for (int pass = 0; pass < 2; pass++)
 		for (int d = 0; rc == 0 && d < GEN_DIRS; d++) {
 			uint32_t m = l->masks[h][d];
-			uint32_t table = d == GEN_ENCAP ? pl->encap_table : pl->decap_table;
 
 			if (F == 0 || m == 0)
 				continue;
-			if (pass == 0)
-				side_perm(F, m, h, (enum gen_dir)d, seed,
-					  gen_layout_shift(l->layout, F), perm[d],
-					  perm[GEN_DIRS]);
-			for (uint32_t s = 0; rc == 0 && s < m; s++) {
-				struct topo_mask mask;
-
-				gen_shape((enum gen_dir)d, s, &mask);
-				for (uint32_t j = pass ? s + m : s; rc == 0 && j < F;
-				     j += pass ? m : F) {
-					/* the flows come in permuted order: fetch one ahead */
-					if (pass && j + FETCH_AHEAD * m < F)
-						__builtin_prefetch(&p->flow[perm[d][j + FETCH_AHEAD * m]]);
-					rc = add_rule(p, rs, table, h, (enum gen_dir)d, m, perm[d],
-						      j, &mask);
-				}
+			if (pass == 1) {
+				rc = add_rest(p, rs, hb, h, (enum gen_dir)d, m, perm[d],
+					      perm[GEN_DIRS]);
+				continue;
 			}
+			side_perm(F, m, h, (enum gen_dir)d, seed, gen_layout_shift(l->layout, F),
+				  perm[d], perm[GEN_DIRS]);
+			rc = add_firsts(p, rs, hb, h, (enum gen_dir)d, m,
+					d == GEN_ENCAP ? pl->encap_table : pl->decap_table,
+					perm[d]);
 		}
 	return rc;
 }
 
-/* Rules of host H's two sides (placement rules of a model come on top: few). */
-static size_t host_rules(const struct gen_levels *l, enum gen_host h)
+/* Room for host H's side rules on top of the rules RS holds, and for the values of each
+ * shape's rules (shape s of a side with m shapes holds the flows j = s, s + m, ... of its
+ * permutation). */
+static int reserve_sides(struct topo_ruleset *rs, const struct gen_levels *l, enum gen_host h)
 {
-	size_t n = 0;
+	size_t total = topo_ruleset_n_rules(rs);
+	int rc;
 
 	for (int d = 0; d < GEN_DIRS; d++)
-		n += l->masks[h][d] ? l->flows : 0;
-	return n;
+		total += l->masks[h][d] ? l->flows : 0;
+	rc = topo_ruleset_reserve(rs, total);
+	for (int d = 0; rc == 0 && d < GEN_DIRS; d++)
+		for (uint32_t s = 0; rc == 0 && s < l->masks[h][d] && s < l->flows; s++) {
+			struct topo_mask mask;
+
+			gen_shape((enum gen_dir)d, s, &mask);
+			rc = topo_ruleset_reserve_values(rs, &mask,
+							 (l->flows - 1 - s) / l->masks[h][d] + 1);
+		}
+	return rc;
+}
+
+static void host_build_free(struct host_build *hb)
+{
+	for (int d = 0; d < GEN_DIRS; d++) {
+		free(hb->shape[d]);
+		free(hb->act[d]);
+	}
+}
+
+static int host_build_init(struct host_build *hb, const struct gen_levels *l, enum gen_host h,
+			   uint32_t k, uint32_t n)
+{
+	int rc = 0;
+
+	memset(hb, 0, sizeof(*hb));
+	for (int d = 0; d < GEN_DIRS; d++) {
+		size_t acts = d == GEN_ENCAP ? k : (size_t)k * n;
+
+		hb->shape[d] = calloc(l->masks[h][d] ? l->masks[h][d] : 1, sizeof(*hb->shape[d]));
+		hb->act[d] = malloc(acts * sizeof(*hb->act[d]));
+		if (!hb->shape[d] || !hb->act[d])
+			rc = -ENOMEM;
+		else
+			memset(hb->act[d], 0xff, acts * sizeof(*hb->act[d]));
+	}
+	if (rc)
+		host_build_free(hb);
+	return rc;
 }
 
 /* The view of flow table FLOWS that the rule helpers (and gen_flow_packet) read. */
@@ -327,20 +436,28 @@ static int fill_host(struct gen_rules_priv *v, struct topo_ruleset *rs,
 {
 	uint32_t *perm = malloc(sizeof(*perm) * 3 * (l->flows ? l->flows : 1));
 	uint32_t *perms[GEN_DIRS + 1]; /* encap, decap, and the layout's scratch */
+	uint32_t k = v->pub.subnets, n = v->per_subnet;
+	struct host_build hb;
 	int rc;
 
 	if (!perm)
 		return -ENOMEM;
+	rc = host_build_init(&hb, l, h, k, n);
+	if (rc) {
+		free(perm);
+		return rc;
+	}
 	perms[GEN_ENCAP] = perm;
 	perms[GEN_DECAP] = perm + l->flows;
 	perms[GEN_DIRS] = perm + 2 * l->flows;
-	rc = topo_ruleset_reserve(rs, host_rules(l, h));
+	rc = add_ports(rs, h, k, n);
 	if (rc == 0)
-		rc = add_ports(rs, h, v->pub.subnets, v->per_subnet);
+		rc = gen_placement_apply(pl, rs, k, n);
 	if (rc == 0)
-		rc = gen_placement_apply(pl, rs, v->pub.subnets, v->per_subnet);
+		rc = reserve_sides(rs, l, h);
 	if (rc == 0)
-		rc = add_sides(v, rs, pl, l, h, seed, perms);
+		rc = add_sides(v, rs, &hb, pl, l, h, seed, perms);
+	host_build_free(&hb);
 	free(perm);
 	return rc;
 }

@@ -266,6 +266,67 @@ static void test_topology_ruleset_groups(void **state)
 	topo_ruleset_free(NULL);
 }
 
+/* The builders' fast path stores the rule topo_ruleset_add_rule stores (values cut to the
+ * mask, actions interned), refuses what it would refuse, and says when a reference went
+ * stale; rule_copy gives the record topo_ruleset_rule points to, which a change remakes. */
+static void test_topology_ruleset_fast_path(void **state)
+{
+	struct topo_ruleset *a = host(), *b = host();
+	struct topo_action_list up = acts(2, TOPO_ACT_ENCAP, VNI_A, TOPO_ACT_FWD_UPLINK, 0);
+	struct topo_action_list vf = acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_A);
+	struct topo_action_list bad = acts(1, TOPO_ACT_GOTO, 5); /* no table 5 */
+	struct topo_group_ref ref, other;
+	struct topo_match m;
+	struct topo_rule copy;
+	long id_up, id_vf;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(topo_mask_parse("in_port,ip_dst/24,eth_src", &m.mask, NULL), 0);
+	assert_int_equal(topo_ruleset_group_ref(b, 0, &m.mask, 7, &ref), 0);
+	id_up = topo_ruleset_actions_id(b, &up);
+	id_vf = topo_ruleset_actions_id(b, &vf);
+	assert_true(id_up >= 0 && id_vf >= 0 && id_up != id_vf);
+	assert_int_equal(topo_ruleset_actions_id(b, &up), id_up); /* interned */
+	assert_int_equal(topo_ruleset_actions_id(b, &(struct topo_action_list){ 0 }), id_vf + 1);
+	assert_int_equal(topo_ruleset_actions_id(b, &bad), -EINVAL);
+	for (uint32_t i = 0; i < 4; i++) {
+		m.value[TOPO_F_IN_PORT] = VF_A + i;
+		m.value[TOPO_F_IP_DST] = 0x0a0000ffu + (i << 8); /* /24 cuts the low byte */
+		m.value[TOPO_F_ETH_SRC] = 0x020000000001ull + ((uint64_t)i << 40);
+		m.value[TOPO_F_L4_DST] = 99; /* not in the mask */
+		assert_int_equal(topo_ruleset_add_rule(a, 0, &m, 7, i % 2 ? &vf : &up, i + 1),
+				 (int)i);
+		assert_int_equal(topo_ruleset_add_rule_ref(b, &ref, m.value,
+							   (uint32_t)(i % 2 ? id_vf : id_up), i + 1),
+				 (int)i);
+	}
+	assert_int_equal(topo_ruleset_add_rule_ref(b, &ref, m.value, 99, 0), -EINVAL);
+	for (size_t i = 0; i < 4; i++) {
+		const struct topo_rule *x = topo_ruleset_rule(a, i), *y = topo_ruleset_rule(b, i);
+
+		assert_memory_equal(x, y, sizeof(*x));
+		assert_int_equal(x->match.value[TOPO_F_IP_DST] & 0xff, 0);
+		assert_int_equal(x->match.value[TOPO_F_L4_DST], 0);
+		assert_int_equal(x->match.value[TOPO_F_ETH_SRC], 0x020000000001ull + (i << 40));
+		assert_int_equal(topo_ruleset_rule_copy(b, i, &copy), 0);
+		assert_memory_equal(&copy, y, sizeof(copy));
+	}
+	assert_int_equal(topo_ruleset_rule_copy(b, 4, &copy), -EINVAL);
+	/* a group made before the referenced one moves it: the reference is stale */
+	assert_int_equal(topo_ruleset_group_ref(b, 0, &m.mask, 1, &other), 0);
+	assert_int_equal(topo_ruleset_add_rule_ref(b, &ref, m.value, (uint32_t)id_up, 0),
+			 -ESTALE);
+	assert_int_equal(topo_ruleset_group_ref(b, 0, &m.mask, 7, &ref), 0);
+	assert_int_equal(ref.index, 1);
+	assert_int_equal(topo_ruleset_add_rule_ref(b, &ref, m.value, (uint32_t)id_up, 9), 4);
+	assert_int_equal(topo_ruleset_rule(b, 4)->flow, 9); /* the records were remade */
+	assert_int_equal(topo_ruleset_rule(b, 0)->group, 1);
+	assert_int_equal(topo_ruleset_group_ref(b, 3, &m.mask, 7, &ref), -EINVAL);
+	topo_ruleset_free(a);
+	topo_ruleset_free(b);
+}
+
 static void test_topology_classify_probes(void **state)
 {
 	struct topo_ruleset *rs = host();
@@ -992,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_topology_mask_parse_errors),
 		cmocka_unit_test(test_topology_match_covers_hits),
 		cmocka_unit_test(test_topology_ruleset_groups),
+		cmocka_unit_test(test_topology_ruleset_fast_path),
 		cmocka_unit_test(test_topology_classify_probes),
 		cmocka_unit_test(test_topology_classify_matches_reference),
 		cmocka_unit_test(test_topology_ruleset_check_rule_reasons),

@@ -179,9 +179,32 @@ int topo_ruleset_add_table(struct topo_ruleset *rs);
  * or a negative errno (-EINVAL for a table that does not exist). */
 int topo_ruleset_add_rule(struct topo_ruleset *rs, uint32_t table, const struct topo_match *m,
 			  uint32_t priority, const struct topo_action_list *actions, uint32_t flow);
+/* The builders' fast path (topo_ruleset_add.c): a reference to the group (TABLE, M,
+ * PRIORITY), found or created as topo_ruleset_add_rule does (0, -EINVAL for a bad table
+ * or mask, -ENOMEM); the id of action list A in the rule set (-EINVAL for a list
+ * topo_ruleset_add_rule would refuse); then rules of that group: VALUES are header values
+ * by field (only M's fields are read, cut to the mask here), ACT an id from
+ * topo_ruleset_actions_id. The rule is the one topo_ruleset_add_rule adds with the same
+ * values and actions; returns its index, -ESTALE when a group made since moved the
+ * referenced one (take a new reference), -EINVAL, -ENOSPC or -ENOMEM. */
+struct topo_group_ref {
+	uint32_t index;
+	uint64_t seq;
+};
+int topo_ruleset_group_ref(struct topo_ruleset *rs, uint32_t table, const struct topo_mask *m,
+			   uint32_t priority, struct topo_group_ref *out);
+long topo_ruleset_actions_id(struct topo_ruleset *rs, const struct topo_action_list *a);
+int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_ref *ref,
+			      const uint64_t values[TOPO_F_COUNT], uint32_t act, uint32_t flow);
 /* Make room for N_RULES rules in all (no reallocation until then): a builder that
  * knows its rule count calls it first. 0, -EINVAL or -ENOMEM. */
 int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
+/* Make room for the values of N_RULES more rules of mask M (rules store the values of
+ * their mask's fields only). Reservations add up; the next rule added allocates the room
+ * for all of them at once (so its add may give -ENOMEM). 0 or -EINVAL (M not a valid
+ * mask). */
+int topo_ruleset_reserve_values(struct topo_ruleset *rs, const struct topo_mask *m,
+				size_t n_rules);
 /* Bytes of memory the rule set holds (its arrays and indexes, allocated capacity). */
 size_t topo_ruleset_bytes(const struct topo_ruleset *rs);
 /* Remove rule I (indices above it shift down; empty groups stay, as mlx5 matchers do). */
@@ -192,7 +215,28 @@ const struct topo_port *topo_ruleset_port(const struct topo_ruleset *rs, size_t 
 const struct topo_port *topo_ruleset_port_by_id(const struct topo_ruleset *rs, uint32_t id);
 size_t topo_ruleset_n_tables(const struct topo_ruleset *rs);
 size_t topo_ruleset_n_rules(const struct topo_ruleset *rs);
+/* Rule I as a full record. Rules are stored compactly: the first call unpacks all of them
+ * (struct topo_rule each, held until the rule set changes), so the pointer is valid until
+ * the next change of the rule set. NULL when I is out of range (or out of memory). */
 const struct topo_rule *topo_ruleset_rule(const struct topo_ruleset *rs, size_t i);
+/* Rule I (the same record) copied into OUT, without the full records: what a reader that
+ * walks every rule once uses. 0 or -EINVAL. */
+int topo_ruleset_rule_copy(const struct topo_ruleset *rs, size_t i, struct topo_rule *out);
+/* Rule I as stored, for scanners that visit every rule and do per-group and per-action-list
+ * work once: its group, flow, the id of its action list (rules with equal lists share one:
+ * topo_ruleset_action_list), and its values: WORDS holds the values of its group mask's
+ * fields in field order, one 32-bit word per field, two for eth_src and eth_dst (low word
+ * first), cut to the mask. WORDS is valid until the rule set changes. 0 or -EINVAL. */
+struct topo_rule_packed {
+	uint32_t group, flow, act;
+	const uint32_t *words;
+};
+int topo_ruleset_rule_packed(const struct topo_ruleset *rs, size_t i,
+			     struct topo_rule_packed *out);
+/* Distinct action lists of the rule set (ids 0 .. n - 1); NULL when ID is out of range. */
+size_t topo_ruleset_n_action_lists(const struct topo_ruleset *rs);
+const struct topo_action_list *topo_ruleset_action_list(const struct topo_ruleset *rs,
+							 size_t id);
 /* Groups of all tables, ordered by (table, priority, creation). */
 size_t topo_ruleset_n_groups(const struct topo_ruleset *rs);
 const struct topo_group *topo_ruleset_group(const struct topo_ruleset *rs, size_t i);

@@ -69,8 +69,9 @@ static void tunnel_tables(const struct topo_ruleset *rs, bool *out)
 {
 	memset(out, 0, rs->n_tables * sizeof(*out));
 	for (size_t i = 0; i < rs->n_rules; i++) {
-		const struct topo_rule *r = &rs->rules[i];
+		struct topo_rule rule, *r = &rule;
 
+		topo__rule_get(rs, i, r);
 		if (!matches_tunnel(rs, r))
 			continue;
 		for (unsigned k = 0; k < r->actions.n; k++) {
@@ -175,8 +176,9 @@ size_t topo_ruleset_check(const struct topo_ruleset *rs, struct topo_violation *
 	if (tun_table)
 		tunnel_tables(rs, tun_table);
 	for (size_t i = 0; i < rs->n_rules; i++) {
-		const struct topo_rule *r = &rs->rules[i];
+		struct topo_rule rule, *r = &rule;
 
+		topo__rule_get(rs, i, r);
 		check_terminal(&s, r, i);
 		check_tunnel(&s, rs, r, i, tun_table);
 		check_subnet(&s, rs, r, i);

@@ -41,13 +41,14 @@ static struct edge *collect_edges(const struct topo_ruleset *rs, size_t *n_out)
 	if (!e)
 		return NULL;
 	for (size_t i = 0; i < rs->n_rules; i++) {
-		const struct topo_action_list *a = &rs->rules[i].actions;
+		const struct topo_action_list *a = topo__rule_actions(rs, i);
 
 		for (unsigned k = 0; k < a->n; k++) {
 			if (!topo_action_is_terminal(a->a[k].kind))
 				continue;
 			if (a->a[k].kind == TOPO_ACT_GOTO)
-				e[n++] = (struct edge){ rs->rules[i].table, a->a[k].arg, i };
+				e[n++] = (struct edge){ rs->groups[rs->recs[i].group].table, a->a[k].arg,
+							i };
 			break;
 		}
 	}
@@ -168,8 +169,11 @@ static bool shape_covers(const struct topo_mask *g, const struct topo_mask *h)
 void topo__check_dead(struct topo__sink *s, const struct topo_ruleset *rs)
 {
 	for (size_t i = 0; i < rs->n_rules; i++) {
-		const struct topo_rule *r = &rs->rules[i];
-		size_t g = r->group;
+		struct topo_rule rule, *r = &rule;
+		size_t g;
+
+		topo__rule_get(rs, i, r);
+		g = r->group;
 
 		while (g > 0 && rs->groups[g - 1].table == r->table)
 			g--;

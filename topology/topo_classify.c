@@ -29,12 +29,11 @@ static size_t first_group(const struct topo_ruleset *rs, uint32_t t)
 
 /* The goto target of a rule, or -1: its first terminal action decides (later ones never
  * run), as in the checks. */
-static long goto_target(const struct topo_rule *r)
+static long goto_target(const struct topo_action_list *a)
 {
-	for (unsigned i = 0; i < r->actions.n; i++)
-		if (topo_action_is_terminal(r->actions.a[i].kind))
-			return r->actions.a[i].kind == TOPO_ACT_GOTO ? (long)r->actions.a[i].arg
-								      : -1;
+	for (unsigned i = 0; i < a->n; i++)
+		if (topo_action_is_terminal(a->a[i].kind))
+			return a->a[i].kind == TOPO_ACT_GOTO ? (long)a->a[i].arg : -1;
 	return -1;
 }
 
@@ -69,7 +68,7 @@ int topo_ruleset_classify(const struct topo_ruleset *rs, const uint64_t pkt[TOPO
 		hit = (int)found;
 		if (found < 0)
 			break;
-		target = goto_target(&rs->rules[found]);
+		target = goto_target(topo__rule_actions(rs, (size_t)found));
 		if (target < 0)
 			break;
 		table = (uint32_t)target;

@@ -79,9 +79,12 @@ static struct topo_index *index_build(const struct topo_ruleset *rs)
 	}
 	memset(ix->rule, 0xff, cap * sizeof(*ix->rule));
 	for (size_t i = 0; i < rs->n_rules; i++) {
-		/* a rule's values are normalised: key_of cuts nothing more */
-		uint64_t key = key_of(rs, rs->rules[i].group, rs->rules[i].match.value);
-		size_t k = (size_t)key & (cap - 1);
+		uint64_t v[TOPO_F_COUNT], key;
+		size_t k;
+
+		topo__rule_values(rs, i, v); /* normalised: key_of cuts nothing more */
+		key = key_of(rs, rs->recs[i].group, v);
+		k = (size_t)key & (cap - 1);
 
 		while (ix->rule[k] != EMPTY)
 			k = (k + 1) & (cap - 1);
@@ -121,6 +124,14 @@ size_t topo__index_bytes(const struct topo_ruleset *rs)
 	return ix ? sizeof(*ix) + ix->cap * (sizeof(*ix->key) + sizeof(*ix->rule)) : 0;
 }
 
+static bool rule_hits(const struct topo_ruleset *rs, size_t i, const uint64_t pkt[TOPO_F_COUNT])
+{
+	struct topo_match m;
+
+	topo__rule_match(rs, i, &m);
+	return topo_match_hits(&m, pkt);
+}
+
 long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pkt[TOPO_F_COUNT])
 {
 	const struct topo_index *ix = index_get(rs);
@@ -129,19 +140,16 @@ long topo__index_find(const struct topo_ruleset *rs, size_t g, const uint64_t pk
 
 	if (!ix) { /* no index (allocation failed): scan */
 		for (size_t i = 0; i < rs->n_rules; i++)
-			if (rs->rules[i].group == g && topo_match_hits(&rs->rules[i].match, pkt))
+			if (rs->recs[i].group == g && rule_hits(rs, i, pkt))
 				return (long)i;
 		return -1;
 	}
 	key = key_of(rs, g, pkt);
 	for (size_t i = (size_t)key & (ix->cap - 1); ix->rule[i] != EMPTY;
 	     i = (i + 1) & (ix->cap - 1)) {
-		const struct topo_rule *r;
-
 		if (ix->key[i] != key)
 			continue;
-		r = &rs->rules[ix->rule[i]];
-		if (r->group == g && topo_match_hits(&r->match, pkt) &&
+		if (rs->recs[ix->rule[i]].group == g && rule_hits(rs, ix->rule[i], pkt) &&
 		    (best < 0 || (long)ix->rule[i] < best))
 			best = (long)ix->rule[i];
 	}

@@ -15,7 +15,9 @@
  *  - a rule's direction: its action list (decap / encap), else its mask (tunnel fields mean
  *    VXLAN from the uplink: receive), else in_port = an uplink port (receive), else send.
  *  - rule hashes for the diff against the previous apply (sim_scan_diff: a hash multiset).
- * One pass reads the (large) topo_rule records; the rest works on compact per-rule arrays.
+ * One pass reads the rules as topology stores them (topo_ruleset_rule_packed: group, flow,
+ * action-list id, packed values; what depends only on the group or the action list is
+ * worked out once for each); the rest works on compact per-rule arrays.
  * Assumes topo_rule.flow = flow index + 1 (0 = no flow), as gen_rules_build writes it.
  */
 #include <errno.h>
@@ -38,6 +40,8 @@ struct shared_goto {
 /* Scratch of one host's analysis. */
 struct scan {
 	struct rinfo *r;
+	struct ginfo *g;            /* per group */
+	struct ainfo *a;            /* per action list */
 	struct shared_goto *gotos;
 	size_t n_gotos;
 	uint8_t *gdir;              /* per group: bit d set when it holds a rule of direction d */
@@ -61,18 +65,38 @@ static uint64_t step(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-/* Hash of what identifies a programmed rule (field by field: no padding bytes). */
-static uint64_t rule_hash(const struct topo_rule *r)
-{
-	uint64_t h = step(step(0x5eedull, r->table), r->priority);
-	uint32_t fields = r->match.mask.fields;
+/* What identifies a programmed rule is hashed field by field (no padding bytes): table,
+ * priority, mask fields, each field's value with its prefix length, each action. The part
+ * of the hash that its group decides (table, priority, fields) is computed once per group,
+ * the values per rule from topology's packed words, the actions per distinct action list
+ * (topo_ruleset_rule_packed). */
+struct ginfo {
+	uint64_t h0;                    /* the hash over table, priority and fields */
+	uint64_t plen[TOPO_F_COUNT];    /* per field of the mask, in order: its plen << 56 */
+	uint8_t wide[TOPO_F_COUNT];     /* 1 for a two-word field (MACs) */
+	uint32_t table;
+	uint8_t nf, tunnel, in_port;    /* fields; tunnel fields; in_port (its first word) */
+};
 
-	h = step(h, fields);
-	for (int f = 0; f < TOPO_F_COUNT; f++)
-		if ((fields >> f) & 1u)
-			h = step(h, r->match.value[f] ^ ((uint64_t)r->match.mask.plen[f] << 56));
-	for (unsigned i = 0; i < r->actions.n; i++)
-		h = step(h, ((uint64_t)r->actions.a[i].kind << 32) | r->actions.a[i].arg);
+/* Per action list: the direction it decides (-1: none), its goto target (-1: none). */
+struct ainfo {
+	int8_t dir;
+	long to;
+};
+
+static uint64_t rule_hash(const struct ginfo *g, const uint32_t *w,
+			  const struct topo_action_list *a)
+{
+	uint64_t h = g->h0;
+
+	for (unsigned k = 0; k < g->nf; k++) {
+		uint64_t v = w[0] | (g->wide[k] ? (uint64_t)w[1] << 32 : 0);
+
+		w += 1u + g->wide[k];
+		h = step(h, v ^ g->plen[k]);
+	}
+	for (unsigned i = 0; i < a->n; i++)
+		h = step(h, ((uint64_t)a->a[i].kind << 32) | a->a[i].arg);
 	h = fmix64(h);
 	return h ? h : 1;
 }
@@ -116,29 +140,51 @@ int64_t sim_scan_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb
 	return (int64_t)((na - same) + (nb - same));
 }
 
-static enum gen_dir rule_dir(const struct topo_rule *r, int64_t uplink, long *goto_to)
+/* A rule's direction: its action list's (the first decap or encap), else its mask's
+ * (tunnel fields: receive), else in_port = the uplink (receive), else send. */
+static void action_info(const struct topo_action_list *a, struct ainfo *out)
+{
+	out->dir = -1;
+	out->to = -1;
+	for (unsigned i = 0; i < a->n; i++) {
+		enum topo_action_kind k = a->a[i].kind;
+
+		if (k == TOPO_ACT_DECAP && out->dir < 0)
+			out->dir = GEN_DECAP;
+		else if (k == TOPO_ACT_ENCAP && out->dir < 0)
+			out->dir = GEN_ENCAP;
+		else if (k == TOPO_ACT_GOTO && out->to < 0)
+			out->to = a->a[i].arg;
+	}
+}
+
+static void group_info(const struct topo_group *gr, struct ginfo *out)
 {
 	const uint32_t tun = (1u << TOPO_F_TUN_ID) | (1u << TOPO_F_TUN_DPORT) |
 			     (1u << TOPO_F_TUN_SRC) | (1u << TOPO_F_TUN_DST);
-	int dir = -1;
+	const uint32_t macs = (1u << TOPO_F_ETH_SRC) | (1u << TOPO_F_ETH_DST);
+	uint32_t fields = gr->mask.fields;
 
-	*goto_to = -1;
-	for (unsigned i = 0; i < r->actions.n; i++) {
-		enum topo_action_kind k = r->actions.a[i].kind;
+	memset(out, 0, sizeof(*out));
+	out->h0 = step(step(step(0x5eedull, gr->table), gr->priority), fields);
+	out->table = gr->table;
+	out->tunnel = (fields & tun) != 0;
+	out->in_port = (fields >> TOPO_F_IN_PORT) & 1u;
+	for (int f = 0; f < TOPO_F_COUNT; f++)
+		if ((fields >> f) & 1u) {
+			out->plen[out->nf] = (uint64_t)gr->mask.plen[f] << 56;
+			out->wide[out->nf++] = (macs >> f) & 1u;
+		}
+}
 
-		if (k == TOPO_ACT_DECAP && dir < 0)
-			dir = GEN_DECAP;
-		else if (k == TOPO_ACT_ENCAP && dir < 0)
-			dir = GEN_ENCAP;
-		else if (k == TOPO_ACT_GOTO && *goto_to < 0)
-			*goto_to = r->actions.a[i].arg;
-	}
-	if (dir >= 0)
-		return (enum gen_dir)dir;
-	if (r->match.mask.fields & tun)
+static enum gen_dir rule_dir(const struct ginfo *g, const struct ainfo *a, const uint32_t *w,
+			     int64_t uplink)
+{
+	if (a->dir >= 0)
+		return (enum gen_dir)a->dir;
+	if (g->tunnel)
 		return GEN_DECAP;
-	if ((r->match.mask.fields & (1u << TOPO_F_IN_PORT)) && uplink >= 0 &&
-	    r->match.value[TOPO_F_IN_PORT] == (uint64_t)uplink)
+	if (g->in_port && uplink >= 0 && w[0] == (uint64_t)uplink) /* in_port: field 0 */
 		return GEN_DECAP;
 	return GEN_ENCAP;
 }
@@ -151,27 +197,35 @@ static int64_t find_uplink(const struct topo_ruleset *rs)
 	return -1;
 }
 
-/* The one pass over the rule records: hashes, directions, compact copies, shared gotos. */
+/* The one pass over the rules: hashes, directions, compact copies, shared gotos. */
 static void first_pass(const struct topo_ruleset *rs, struct scan *sc, struct sim_host *h)
 {
 	size_t nr = topo_ruleset_n_rules(rs);
 	int64_t uplink = find_uplink(rs);
 
+	for (size_t g = 0; g < topo_ruleset_n_groups(rs); g++)
+		group_info(topo_ruleset_group(rs, g), &sc->g[g]);
+	for (size_t a = 0; a < topo_ruleset_n_action_lists(rs); a++)
+		action_info(topo_ruleset_action_list(rs, a), &sc->a[a]);
 	for (size_t i = 0; i < nr; i++) {
-		const struct topo_rule *r = topo_ruleset_rule(rs, i);
+		struct topo_rule_packed r;
 		struct rinfo *ri = &sc->r[i];
-		long to;
+		const struct ginfo *g;
+		const struct ainfo *a;
 
-		ri->dir = (uint8_t)rule_dir(r, uplink, &to);
-		ri->group = r->group;
-		ri->flow = r->flow;
-		ri->table = r->table;
-		h->hashes[i] = rule_hash(r);
-		sc->gdir[r->group] |= (uint8_t)(1u << ri->dir);
+		topo_ruleset_rule_packed(rs, i, &r); /* i < nr: cannot fail */
+		g = &sc->g[r.group];
+		a = &sc->a[r.act];
+		ri->dir = (uint8_t)rule_dir(g, a, r.words, uplink);
+		ri->group = r.group;
+		ri->flow = r.flow;
+		ri->table = g->table;
+		h->hashes[i] = rule_hash(g, r.words, topo_ruleset_action_list(rs, r.act));
+		sc->gdir[r.group] |= (uint8_t)(1u << ri->dir);
 		h->has_dir[ri->dir] = true;
-		if (r->flow == 0 && to >= 0)
-			sc->gotos[sc->n_gotos++] = (struct shared_goto){ r->group, r->table,
-									 (uint32_t)to, ri->dir };
+		if (r.flow == 0 && a->to >= 0)
+			sc->gotos[sc->n_gotos++] = (struct shared_goto){ r.group, g->table,
+									 (uint32_t)a->to, ri->dir };
 	}
 }
 
@@ -247,6 +301,8 @@ static void flow_probes(const struct scan *sc, size_t nr, uint32_t n, struct sim
 static void scan_free(struct scan *sc)
 {
 	free(sc->r);
+	free(sc->g);
+	free(sc->a);
 	free(sc->gotos);
 	free(sc->gdir);
 	for (int d = 0; d < GEN_DIRS; d++) {
@@ -260,14 +316,16 @@ int sim_scan_host(const struct topo_ruleset *rs, uint32_t n, bool shared_tree,
 		  struct sim_host *h)
 {
 	size_t nr = topo_ruleset_n_rules(rs), ng = topo_ruleset_n_groups(rs);
-	size_t nt = topo_ruleset_n_tables(rs);
+	size_t nt = topo_ruleset_n_tables(rs), na = topo_ruleset_n_action_lists(rs);
 	struct scan sc = { 0 };
 	bool ok;
 
 	sc.r = malloc((nr ? nr : 1) * sizeof(*sc.r));
+	sc.g = malloc((ng ? ng : 1) * sizeof(*sc.g));
+	sc.a = malloc((na ? na : 1) * sizeof(*sc.a));
 	sc.gotos = malloc((nr ? nr : 1) * sizeof(*sc.gotos));
 	sc.gdir = calloc(ng ? ng : 1, 1);
-	ok = sc.r && sc.gotos && sc.gdir;
+	ok = sc.r && sc.g && sc.a && sc.gotos && sc.gdir;
 	for (int d = 0; d < GEN_DIRS; d++) {
 		sc.pos[d] = calloc(ng ? ng : 1, sizeof(uint32_t));
 		sc.mintab[d] = calloc(n ? n : 1, sizeof(uint32_t));
