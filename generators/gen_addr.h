@@ -30,8 +30,20 @@
 #define GEN_ROCE_PORT 4791u
 #define GEN_VNI_BASE 1000u
 
-uint32_t gen_vf_port(uint32_t per_subnet, uint32_t subnet, uint32_t c);
-uint32_t gen_container_ip(enum gen_host h, uint32_t subnet, uint32_t c);
-uint64_t gen_container_mac(enum gen_host h, uint32_t subnet, uint32_t c);
+/* Inline: a rule set of 64K flows computes them for every rule. */
+static inline uint32_t gen_vf_port(uint32_t per_subnet, uint32_t subnet, uint32_t c)
+{
+	return 2u + 2u * (subnet * per_subnet + c);
+}
+
+static inline uint32_t gen_container_ip(enum gen_host h, uint32_t subnet, uint32_t c)
+{
+	return (10u << 24) | (subnet << 16) | ((uint32_t)h << 15) | (c + 1u);
+}
+
+static inline uint64_t gen_container_mac(enum gen_host h, uint32_t subnet, uint32_t c)
+{
+	return (0x02ULL << 40) | ((uint64_t)h << 32) | ((uint64_t)subnet << 24) | c;
+}
 
 #endif
