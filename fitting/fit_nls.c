@@ -255,16 +255,44 @@ static unsigned insensitive(const gsl_matrix *J, const double *ps, size_t p, boo
 	return n;
 }
 
-/* cov (scaled space) = s2 (J^T J)^-1 in natural params over the parameters the data are
- * sensitive to (the others fixed: rows and columns 0); NaN when that is singular. */
+/* (Jr^T Jr)^-1 into C over the columns KEEP[0..NK) of J; GSL's rank-revealing QR drops a
+ * column the others determine (|R_kk| <= 1e-12 |R_11|) and gives it variance 0. */
+static int reduced_covar(const gsl_matrix *J, const size_t *keep, size_t nk, gsl_matrix **C)
+{
+	gsl_matrix *Jr = gsl_matrix_alloc(J->size1, nk);
+	int st;
+
+	*C = gsl_matrix_alloc(nk, nk);
+	if (!Jr || !*C) {
+		gsl_matrix_free(Jr);
+		gsl_matrix_free(*C);
+		*C = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < J->size1; i++)
+		for (size_t k = 0; k < nk; k++)
+			gsl_matrix_set(Jr, i, k, gsl_matrix_get(J, i, keep[k]));
+	st = gsl_multifit_nlinear_covar(Jr, 1e-12, *C);
+	gsl_matrix_free(Jr);
+	return st == GSL_SUCCESS ? 0 : -EDOM;
+}
+
+/* cov (scaled space) = s2 (J^T J)^-1 in natural params over the parameters the data can
+ * tell apart; the others are held at their value (fixed: rows and columns 0): those no
+ * observation is sensitive to (insensitive), and those the rest determine at the solution
+ * (a ridge: L and c of L / smax(1, c + k*y) when c + k*y > 1 at every point, the wire
+ * never binding, only L/c is known). Such a parameter moves along the ridge without
+ * changing any prediction, so holding it changes neither the curve nor the held-out bias;
+ * the standard errors are those of the others, given it. NaN when nothing is left. */
 static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 		      double cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS], bool *identifiable)
 {
-	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *Jr = NULL, *C = NULL;
+	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *C = NULL;
 	bool fixed[FIT_MAX_PARAMS];
-	size_t keep[FIT_MAX_PARAMS], nk = 0;
+	size_t keep[FIT_MAX_PARAMS], nk;
 	double g[FIT_MAX_PARAMS];
-	int st = GSL_FAILURE;
+	bool dropped = true;
+	int rc = 0;
 
 	*identifiable = false;
 	if (!J)
@@ -275,28 +303,24 @@ static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 			gsl_matrix_set(J, i, j, g[j]);
 	}
 	insensitive(J, ps, c->p, fixed);
-	for (size_t j = 0; j < c->p; j++)
-		if (!fixed[j])
-			keep[nk++] = j;
-	if (nk > 0) {
-		Jr = gsl_matrix_alloc(c->n, nk);
-		C = gsl_matrix_alloc(nk, nk);
-	}
-	if (nk > 0 && (!Jr || !C)) {
-		gsl_matrix_free(J);
-		gsl_matrix_free(Jr);
+	while (dropped && rc == 0) {
+		nk = 0;
+		for (size_t j = 0; j < c->p; j++)
+			if (!fixed[j])
+				keep[nk++] = j;
 		gsl_matrix_free(C);
-		return -ENOMEM;
+		C = NULL;
+		if (nk == 0)
+			break;
+		rc = reduced_covar(J, keep, nk, &C);
+		dropped = false;
+		for (size_t k = 0; rc == 0 && k < nk; k++)
+			if (!(gsl_matrix_get(C, k, k) > 0)) {
+				fixed[keep[k]] = true; /* determined by the others: hold it */
+				dropped = true;
+			}
 	}
-	for (size_t i = 0; i < c->n && nk > 0; i++)
-		for (size_t k = 0; k < nk; k++)
-			gsl_matrix_set(Jr, i, k, gsl_matrix_get(J, i, keep[k]));
-	if (nk > 0)
-		st = gsl_multifit_nlinear_covar(Jr, 1e-12, C);
-	*identifiable = nk > 0 && st == GSL_SUCCESS;
-	for (size_t k = 0; *identifiable && k < nk; k++)
-		if (!(gsl_matrix_get(C, k, k) > 0))
-			*identifiable = false;
+	*identifiable = rc == 0 && C && nk > 0;
 	for (size_t j = 0; j < c->p; j++)
 		for (size_t k = 0; k < c->p; k++)
 			cs[j][k] = *identifiable ? 0.0 : NAN;
@@ -304,9 +328,8 @@ static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 		for (size_t b = 0; b < nk; b++)
 			cs[keep[a]][keep[b]] = s2 * gsl_matrix_get(C, a, b);
 	gsl_matrix_free(J);
-	gsl_matrix_free(Jr);
 	gsl_matrix_free(C);
-	return 0;
+	return rc == -ENOMEM ? rc : 0;
 }
 
 static int make_ctx(enum fit_form form, const struct fit_data *d, struct fit_ctx *c)

@@ -163,7 +163,7 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 		printf("  %s = %s   (inputs %s)\n", d->metric, fi->expr, d->inputs);
 	for (size_t i = 0; i < m->n_params; i++)
 		if (m->se[i] == 0)
-			printf("  %-3s = %14.6g  (fixed: its input did not vary, or no point depends on it)\n",
+			printf("  %-3s = %14.6g  (fixed: its input did not vary, no point depends on it, or the others determine it)\n",
 			       fi->param_names[i], m->params[i]);
 		else
 			printf("  %-3s = %14.6g  +- %.3g (standard error)\n", fi->param_names[i],
