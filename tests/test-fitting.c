@@ -390,6 +390,17 @@ static void test_fitting_ridge_parameter_held(void **state)
 	assert_true(fabs(m.params[0] / m.params[1] - truth[0]) < 0.02 * truth[0]);
 	assert_true(fabs(m.params[4] - truth[4]) < 0.02 * truth[4]);
 	assert_true(m.q.cv_max_bias < 0.05);
+	/* Inputs that always moved together (x = y at every point) are not a ridge of the
+	 * form: off the diagonal the plane's slopes are unknown, nothing is held. */
+	s.n = 0;
+	for (size_t i = 0; i < 12; i++) {
+		s.x[s.n][0] = s.x[s.n][1] = (double)(i + 1);
+		s.y[s.n] = 3 + 0.1 * (double)i + 0.01 * (double)(i % 3);
+		s.n++;
+	}
+	d = data_of(&s);
+	assert_int_equal(fit_model_fit(FIT_PLANE, &d, NULL, &m, &e), 0);
+	assert_true(isnan(m.se[0]) && isnan(m.se[1]));
 }
 
 /* A hard corner: past e = x0 - 4 per mask (7200 flows with no mask) a share 1 - (e/x)^12
