@@ -177,6 +177,10 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 		       "held-out bias max %.2f%%  mean %.2f%%\n", sel->baseline.degree,
 		       sel->baseline.r2, 100 * sel->baseline.cv_max_bias,
 		       100 * sel->baseline.cv_mean_bias);
+	if (isfinite(d->point_se_max))
+		printf("  the points' own noise over rule layouts (standard error of each point's "
+		       "value): max %.2f%%  median %.2f%%\n", 100 * d->point_se_max,
+		       100 * d->point_se_median);
 	printf("  why: %s\n", sel->reason);
 	printf("  domain: x %g..%g, y %g..%g; other dimensions at %s\n\n", m->dom_min[0],
 	       m->dom_max[0], m->dom_min[1], m->dom_max[1], d->fixed_json);
