@@ -103,6 +103,7 @@ static void test_fitting_gradients(void **state)
 		[FIT_SPILL2Y] = { 88, 0.4, 0.03, 20, 30, 3, 0.1 },
 		[FIT_LSPILL2] = { 2.7, 0.05, 10, 30, 3, 0.1 },
 		[FIT_LSPILL2Y] = { 2.7, 0.05, 10, 30, 3, 0.1 },
+		[FIT_CACHE2] = { 97, 0.3, 0.01, 0.02, 0.05, 0.03, 0.02, 90 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -403,6 +404,46 @@ static void test_fitting_ridge_parameter_held(void **state)
 	assert_true(isnan(m.se[0]) && isnan(m.se[1]));
 }
 
+/* Two walks on one host whose masks share a steering cache of 32 (a = b = 1/32): past 32
+ * masks in all, a miss costs u = 0.08 more per probe. cache2 recovers the cache's capacity
+ * (1/a, 1/b: 35 and 34.7) within 15% from 1% noise and holds the data out far more
+ * closely than the cap form without a miss term (cap2, whose 1/(c + k*v) undershoots past
+ * the cache: 37% against 3.6%). */
+static void test_fitting_cache_recovered(void **state)
+{
+	static const double truth[8] = { 97, 0.4, 0.01, 0.012, 0.08, 1.0 / 32, 1.0 / 32, 80 };
+	static const double masks[] = { 1, 4, 8, 12, 16, 24, 32, 40, 48, 64 };
+	struct synth s = { .n = 0 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct fit_model m, cap;
+	struct scn_error e;
+
+	(void)state;
+	gsl_rng_set(r, 123);
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++)
+		for (size_t j = 0; j < sizeof(masks) / sizeof(masks[0]); j++) {
+			s.x[s.n][0] = masks[i];
+			s.x[s.n][1] = masks[j];
+			s.y[s.n] = fit_form_eval(FIT_CACHE2, truth, s.x[s.n]) *
+				   (1 + gsl_ran_gaussian(r, 0.01));
+			s.n++;
+		}
+	gsl_rng_free(r);
+	struct fit_data d = data_of(&s);
+	assert_int_equal(fit_model_fit(FIT_CACHE2, &d, NULL, &m, &e), 0);
+	assert_int_equal(fit_model_fit(FIT_CAP2, &d, NULL, &cap, &e), 0);
+	print_message("# cache2: capacity %.1f / %.1f masks (truth 32), u %.3f (0.08), R2 %.4f, "
+		      "held-out max %.2f%% (cap2 %.2f%%)\n", 1 / m.params[5], 1 / m.params[6],
+		      m.params[4], m.q.r2, 100 * m.q.cv_max_bias, 100 * cap.q.cv_max_bias);
+	assert_true(m.valid);
+	assert_true(fabs(1 / m.params[5] - 32) < 0.15 * 32);
+	assert_true(fabs(1 / m.params[6] - 32) < 0.15 * 32);
+	assert_true(fabs(m.params[4] - truth[4]) < 0.2 * truth[4]);
+	assert_true(m.q.r2 > 0.99);
+	assert_true(m.q.cv_max_bias < 0.05);
+	assert_true(cap.q.cv_max_bias > 2 * m.q.cv_max_bias);
+}
+
 /* A hard corner: past e = x0 - 4 per mask (7200 flows with no mask) a share 1 - (e/x)^12
  * spills to a 13 Gb/s path. */
 static void test_fitting_spill_recovered_in_either_input(void **state)
@@ -497,7 +538,7 @@ static void test_fitting_selection_mechanisms(void **state)
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
 			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
-			assert_int_equal(sel.n_models, 11); /* every two-input form, cliffs and spills */
+			assert_int_equal(sel.n_models, 12); /* every two-input form: cliffs, spills, caches */
 			check_rule(&sel);
 			const struct fit_model *w = &sel.models[sel.best];
 			hits += w->form == truths[t].form;
@@ -803,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_cliff_recovered_in_either_input),
 		cmocka_unit_test(test_fitting_spill_recovered_in_either_input),
 		cmocka_unit_test(test_fitting_ridge_parameter_held),
+		cmocka_unit_test(test_fitting_cache_recovered),
 		cmocka_unit_test(test_fitting_baseline_beside_the_forms),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),

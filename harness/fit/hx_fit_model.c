@@ -17,7 +17,8 @@
 size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
-					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y };
+					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
+					     FIT_CACHE2 };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
 					      FIT_LSPILL2, FIT_LSPILL2Y };
 	size_t n = 0;
