@@ -260,7 +260,9 @@ struct fit_selection {
  * AICc winner's: CV errors closer than that are noise and the AICc winner stays (this keeps
  * plane data from going to rbf2, which contains a plane as a limit, on a 2.07% vs 2.08%
  * coin toss). A model without CV figures counts as having infinite CV error. forms/n_forms list candidates; forms == NULL means every form
- * with n_inputs inputs (at most FIT_FORM_COUNT; each must take n_inputs inputs). Each
+ * with n_inputs inputs but cache2, which is fitted only when listed (8 parameters: on 30
+ * points AICc preferred it to cap2 at a worse held-out bias) (at most FIT_FORM_COUNT; each
+ * must take n_inputs inputs). Each
  * candidate gets the same opts (same seed). Returns 0, -EINVAL (bad input), -EDOM (no candidate produced a valid
  * model with a finite AICc; reason and err say why).
  */

@@ -538,7 +538,7 @@ static void test_fitting_selection_mechanisms(void **state)
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
 			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);
-			assert_int_equal(sel.n_models, 12); /* every two-input form: cliffs, spills, caches */
+			assert_int_equal(sel.n_models, 11); /* every two-input form but cache2 */
 			check_rule(&sel);
 			const struct fit_model *w = &sel.models[sel.best];
 			hits += w->form == truths[t].form;
