@@ -29,6 +29,11 @@
  *   path past a capacity the other input shares, a hard corner; rates mix harmonically,
  *   latencies add; fit_forms_spill.c)
  *
+ *   cache2    2       L / smax(1, c + v(x)(k1 + u*m), c + v(y)(k2 + u*m))  L c k1 k2 u a b s
+ *   (all > 0; v as below: the probes; m = 1 - 1/(a*x + b*y) past a*x + b*y = 1, else
+ *   0: the walks' probes miss a steering cache that x's masks (a = 1/capacity) and y's (b)
+ *   fill, each miss costing u more than a hit's k; fit_forms_cache.c)
+ *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
  *          (fit_forms_mech.c). Inputs are mask counts: these forms are fitted unscaled.
@@ -90,7 +95,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 7
+#define FIT_MAX_PARAMS 8
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {
@@ -111,6 +116,7 @@ enum fit_form {
 	FIT_SPILL2Y,
 	FIT_LSPILL2,
 	FIT_LSPILL2Y,
+	FIT_CACHE2,
 	FIT_FORM_COUNT
 };
 
@@ -254,7 +260,9 @@ struct fit_selection {
  * AICc winner's: CV errors closer than that are noise and the AICc winner stays (this keeps
  * plane data from going to rbf2, which contains a plane as a limit, on a 2.07% vs 2.08%
  * coin toss). A model without CV figures counts as having infinite CV error. forms/n_forms list candidates; forms == NULL means every form
- * with n_inputs inputs (at most FIT_FORM_COUNT; each must take n_inputs inputs). Each
+ * with n_inputs inputs but cache2, which is fitted only when listed (8 parameters: on 30
+ * points AICc preferred it to cap2 at a worse held-out bias) (at most FIT_FORM_COUNT; each
+ * must take n_inputs inputs). Each
  * candidate gets the same opts (same seed). Returns 0, -EINVAL (bad input), -EDOM (no candidate produced a valid
  * model with a finite AICc; reason and err say why).
  */

@@ -41,6 +41,9 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			  { "a", "b", "D", "x0", "p", "q" } },
 	[FIT_LSPILL2Y] = { FIT_LSPILL2Y, "lspill2y", "a + b*x + D*s(y)", 6, 2, false,
 			   { "a", "b", "D", "x0", "p", "q" } },
+	[FIT_CACHE2] = { FIT_CACHE2, "cache2",
+			 "L / smax(1, c + v(x) (k1 + u*m), c + v(y) (k2 + u*m)), m = 1 - 1/(a*x + b*y)",
+			 8, 2, false, { "L", "c", "k1", "k2", "u", "a", "b", "s" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -74,6 +77,9 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 			  { false, false, true, true, true, true }, false },
 	[FIT_LSPILL2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_ONE, FIT_U_ONE },
 			   { false, false, true, true, true, true }, false },
+	[FIT_CACHE2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_INVX, FIT_U_INVX,
+			   FIT_U_INVX, FIT_U_X }, { true, true, true, true, true, true, true, true },
+			 true },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -159,6 +165,7 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_SPILL2Y:
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y: return fit_spill_eval(form, p, in);
+	case FIT_CACHE2: return fit_cache_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -223,6 +230,7 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_SPILL2Y:
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y: fit_spill_grad(form, p, in, g); return;
+	case FIT_CACHE2: fit_cache_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -323,6 +331,9 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y:
 		fit_spill_guess(form, n, x, y, p);
+		return;
+	case FIT_CACHE2:
+		fit_cache_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

@@ -46,6 +46,12 @@ void fit_spill_grad(enum fit_form form, const double *params, const double in[2]
 void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The shared-cache walk form (cache2; fit_forms_cache.c). */
+double fit_cache_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_cache_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_cache_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);

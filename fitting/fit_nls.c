@@ -255,16 +255,119 @@ static unsigned insensitive(const gsl_matrix *J, const double *ps, size_t p, boo
 	return n;
 }
 
-/* cov (scaled space) = s2 (J^T J)^-1 in natural params over the parameters the data are
- * sensitive to (the others fixed: rows and columns 0); NaN when that is singular. */
+/* (Jr^T Jr)^-1 into C over the columns KEEP[0..NK) of J; GSL's rank-revealing QR drops a
+ * column the others determine (|R_kk| <= 1e-12 |R_11|) and gives it variance 0. */
+static int reduced_covar(const gsl_matrix *J, const size_t *keep, size_t nk, gsl_matrix **C)
+{
+	gsl_matrix *Jr = gsl_matrix_alloc(J->size1, nk);
+	int st;
+
+	*C = gsl_matrix_alloc(nk, nk);
+	if (!Jr || !*C) {
+		gsl_matrix_free(Jr);
+		gsl_matrix_free(*C);
+		*C = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < J->size1; i++)
+		for (size_t k = 0; k < nk; k++)
+			gsl_matrix_set(Jr, i, k, gsl_matrix_get(J, i, keep[k]));
+	st = gsl_multifit_nlinear_covar(Jr, 1e-12, *C);
+	gsl_matrix_free(Jr);
+	return st == GSL_SUCCESS ? 0 : -EDOM;
+}
+
+#define GRID_MAX_ROWS 4096
+
+/* The distinct values of input K of C into V (sorted order not needed); their count. */
+static size_t levels_of(const struct fit_ctx *c, int k, double *v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		size_t j = 0;
+
+		while (j < n && v[j] != c->x[i][k])
+			j++;
+		if (j == n && n < max)
+			v[n++] = c->x[i][k];
+	}
+	return n;
+}
+
+/* The Jacobian at PS over every combination of the inputs' observed levels (the factorial
+ * the data span); NULL when that is over GRID_MAX_ROWS points or out of memory. */
+static gsl_matrix *grid_jacobian(const struct fit_ctx *c, const double *ps)
+{
+	double *lv[2] = { malloc(c->n * sizeof(double)), malloc(c->n * sizeof(double)) };
+	gsl_matrix *G = NULL;
+	size_t n0 = 0, n1 = 0;
+
+	if (lv[0] && lv[1]) {
+		n0 = levels_of(c, 0, lv[0], c->n);
+		n1 = levels_of(c, 1, lv[1], c->n);
+	}
+	if (n0 && n1 && n0 * n1 <= GRID_MAX_ROWS && (G = gsl_matrix_alloc(n0 * n1, c->p)))
+		for (size_t a = 0; a < n0; a++)
+			for (size_t b = 0; b < n1; b++) {
+				const double in[2] = { lv[0][a], lv[1][b] };
+				double g[FIT_MAX_PARAMS];
+
+				fit_form_grad(c->form, ps, in, g);
+				for (size_t j = 0; j < c->p; j++)
+					gsl_matrix_set(G, a * n1 + b, j, g[j]);
+			}
+	free(lv[0]);
+	free(lv[1]);
+	return G;
+}
+
+/* The parameters not yet FIXED that the others determine over the rows of J (a ridge:
+ * moving along it changes no value there): marked fixed, one pass of GSL's rank-revealing
+ * QR at a time until none is dropped. -ENOMEM or 0. */
+static int hold_ridge(const gsl_matrix *J, size_t p, bool *fixed)
+{
+	bool dropped = true;
+	int rc = 0;
+
+	while (dropped && rc == 0) {
+		size_t keep[FIT_MAX_PARAMS], nk = 0;
+		gsl_matrix *C = NULL;
+
+		for (size_t j = 0; j < p; j++)
+			if (!fixed[j])
+				keep[nk++] = j;
+		dropped = false;
+		if (nk == 0)
+			break;
+		rc = reduced_covar(J, keep, nk, &C);
+		for (size_t k = 0; rc == 0 && k < nk; k++)
+			if (!(gsl_matrix_get(C, k, k) > 0)) {
+				fixed[keep[k]] = true;
+				dropped = true;
+			}
+		gsl_matrix_free(C);
+	}
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* cov (scaled space) = s2 (J^T J)^-1 in natural params over the parameters the data can
+ * tell apart; the others are held at their value (fixed: rows and columns 0): those no
+ * observation is sensitive to (insensitive), and those the rest determine over the whole
+ * factorial of the observed levels (a ridge of the form: L and c of L / smax(1, c + k*y)
+ * when c + k*y > 1 everywhere, the wire never binding, only L/c is known). Such a parameter
+ * moves along the ridge without changing any prediction over that region, so holding it
+ * changes neither the curve nor the held-out bias; the standard errors are those of the
+ * others, given it. A parameter only the data's own points cannot tell apart (two inputs
+ * that always moved together) is not held: NaN, the model degenerate. */
 static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 		      double cs[FIT_MAX_PARAMS][FIT_MAX_PARAMS], bool *identifiable)
 {
-	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *Jr = NULL, *C = NULL;
+	gsl_matrix *J = gsl_matrix_alloc(c->n, c->p), *G, *C = NULL;
 	bool fixed[FIT_MAX_PARAMS];
 	size_t keep[FIT_MAX_PARAMS], nk = 0;
 	double g[FIT_MAX_PARAMS];
-	int st = GSL_FAILURE;
+	int rc = 0;
 
 	*identifiable = false;
 	if (!J)
@@ -275,25 +378,16 @@ static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 			gsl_matrix_set(J, i, j, g[j]);
 	}
 	insensitive(J, ps, c->p, fixed);
+	G = grid_jacobian(c, ps);
+	if (G)
+		rc = hold_ridge(G, c->p, fixed);
+	gsl_matrix_free(G);
 	for (size_t j = 0; j < c->p; j++)
 		if (!fixed[j])
 			keep[nk++] = j;
-	if (nk > 0) {
-		Jr = gsl_matrix_alloc(c->n, nk);
-		C = gsl_matrix_alloc(nk, nk);
-	}
-	if (nk > 0 && (!Jr || !C)) {
-		gsl_matrix_free(J);
-		gsl_matrix_free(Jr);
-		gsl_matrix_free(C);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < c->n && nk > 0; i++)
-		for (size_t k = 0; k < nk; k++)
-			gsl_matrix_set(Jr, i, k, gsl_matrix_get(J, i, keep[k]));
-	if (nk > 0)
-		st = gsl_multifit_nlinear_covar(Jr, 1e-12, C);
-	*identifiable = nk > 0 && st == GSL_SUCCESS;
+	if (rc == 0 && nk > 0)
+		rc = reduced_covar(J, keep, nk, &C);
+	*identifiable = rc == 0 && nk > 0;
 	for (size_t k = 0; *identifiable && k < nk; k++)
 		if (!(gsl_matrix_get(C, k, k) > 0))
 			*identifiable = false;
@@ -304,9 +398,8 @@ static int covariance(const struct fit_ctx *c, const double *ps, double s2,
 		for (size_t b = 0; b < nk; b++)
 			cs[keep[a]][keep[b]] = s2 * gsl_matrix_get(C, a, b);
 	gsl_matrix_free(J);
-	gsl_matrix_free(Jr);
 	gsl_matrix_free(C);
-	return 0;
+	return rc == -ENOMEM ? rc : 0;
 }
 
 static int make_ctx(enum fit_form form, const struct fit_data *d, struct fit_ctx *c)

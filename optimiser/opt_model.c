@@ -20,7 +20,7 @@
 
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
 					   "cap", "walk", "cliff", "cliffy", "spill", "spilly",
-					   "lspill", "lspilly" };
+					   "lspill", "lspilly", "cache" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -67,6 +67,7 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 				     p[6] >= 0.0;
 	case OPT_FORM_LSPILL:
 	case OPT_FORM_LSPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] >= 0.0;
+	case OPT_FORM_CACHE: return n == 8 && p[5] >= 0.0 && p[6] >= 0.0 && p[7] > 0.0;
 	}
 	return false;
 }
@@ -308,6 +309,18 @@ static double spill_value(const double *p, double x, double d)
 	return 1.0 / ((1.0 - s) * m / p[0] + s / p[3]);
 }
 
+/* cache [L,c,k1,k2,u,a,b,s] (scalacn-opt.h; smax as cap's, v as walk's). */
+static double cache_value(const double *p, double x, double y)
+{
+	double m = p[5] * x + p[6] * y, ms = m > 1.0 ? 1.0 - 1.0 / m : 0.0;
+	double t1 = fmax(0.0, p[1] + walk_probes(x, p[7]) * (p[2] + p[4] * ms));
+	double t2 = fmax(0.0, p[1] + walk_probes(y, p[7]) * (p[3] + p[4] * ms));
+	double top = fmax(1.0, fmax(t1, t2));
+
+	return p[0] / (top * pow(pow(1.0 / top, 32) + pow(t1 / top, 32) + pow(t2 / top, 32),
+				 1.0 / 32));
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -349,6 +362,7 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_LSPILLY:
 		v = p[0] + p[1] * x + p[2] * spill_share(y, p[3] - p[5] * x, p[4]);
 		break;
+	case OPT_FORM_CACHE: v = cache_value(p, x, y); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

@@ -146,6 +146,14 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   lspill  [a,b,D,x0,p,q]  a + b*y + D*s(x): its latency (D: the slow path's added
  *                        latency)
  *   spilly, lspilly         the same with x and y swapped
+ *   cache   [L,c,k1,k2,u,a,b,s]  L / smax(1, c + v(x)*(k1 + u*m), c + v(y)*(k2 + u*m)) with
+ *                        v as below (s > 0) and m = 1 - 1/(a*x + b*y) when
+ *                        a*x + b*y > 1, else 0 (a, b >= 0): the two walks' probes miss a
+ *                        steering cache x's and y's masks fill (a, b: one over its capacity),
+ *                        a miss costing u more than a probe's k
+ *   (a file with a form this library does not know, e.g. cache in a file read by a library
+ *   from before it, is refused as "bad form": the format's version is unchanged, since every
+ *   older file still loads and means the same)
  *   with v(m) = s*(1 - exp(-m/s)) + (m > 0 ? 1 : 0) (probes of a steering walk: the hit
  *   probe, then a saturating walk) and smax(t0,t1,t2) = (t0^32 + t1^32 + t2^32)^(1/32),
  *   negative t counted as 0 (fitting/fit.h)
@@ -158,8 +166,8 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
-		OPT_FORM_LSPILLY };
-#define OPT_MODEL_MAX_PARAMS 7
+		OPT_FORM_LSPILLY, OPT_FORM_CACHE };
+#define OPT_MODEL_MAX_PARAMS 8 /* 7 before cache: the row struct grew */
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

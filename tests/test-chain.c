@@ -121,6 +121,7 @@ static const char *inputs_text(struct json_object *m, char *buf, size_t len)
 
 struct model_tally {
 	unsigned models, exportable, within2, exported_within2, beat_baseline, with_cv;
+	unsigned noisy; /* models with a point whose own standard error is over 1% */
 };
 
 /* One model of `models --json`: print its row, count it. */
@@ -128,22 +129,27 @@ static void tally_model(const char *prof, struct json_object *m, struct model_ta
 {
 	struct json_object *q = NULL, *b = NULL;
 	const char *why;
-	double bias, base;
-	char in[128];
+	double bias, base, noise;
+	char in[128], nbuf[16] = "      -";
 
 	json_object_object_get_ex(m, "quality", &q);
 	json_object_object_get_ex(q, "baseline", &b);
 	bias = qnum(q, "cv_max_bias");
 	base = qnum(b, "cv_max_bias");
+	noise = qnum(q, "point_se_max");
 	why = qstr(q, "degenerate");
-	print_message("%-5s %-5s %-3s %-9s %-38s %8.2f%% %8.2f%%  %s\n", prof, qstr(m, "verb"),
-		      qstr(m, "metric"), qstr(m, "form"), inputs_text(m, in, sizeof(in)), 100 * bias,
-		      100 * base, why ? why : "exported");
+	if (isfinite(noise))
+		snprintf(nbuf, sizeof(nbuf), "%6.2f%%", 100 * noise);
+	print_message("%-5s %-5s %-3s %-9s %-38s %8.2f%% %8.2f%% %s  %s\n", prof,
+		      qstr(m, "verb"), qstr(m, "metric"), qstr(m, "form"),
+		      inputs_text(m, in, sizeof(in)), 100 * bias, 100 * base, nbuf,
+		      why ? why : "exported");
 	assert_non_null(b); /* the baseline is fitted beside every model */
 	t->models++;
 	t->exportable += !why;
 	t->within2 += bias <= 0.02;
 	t->exported_within2 += !why && bias <= 0.02;
+	t->noisy += noise > 0.01;
 	if (isfinite(bias) && isfinite(base)) {
 		t->with_cv++;
 		t->beat_baseline += qnum(q, "cv_mean_bias") <= qnum(b, "cv_mean_bias");
@@ -180,7 +186,7 @@ static void test_chain_qualification_models(void **state)
 	(void)state;
 	snprintf(plan, sizeof(plan), "%s", e2e_src("examples/plans/qualify-full.yaml"));
 	print_message("profile verb m  form      inputs                                 "
-		      "max bias baseline  export\n");
+		      "max bias baseline   noise  export\n");
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
 		struct json_object *doc, *arr;
 		struct e2e_run r;
@@ -202,13 +208,15 @@ static void test_chain_qualification_models(void **state)
 	}
 	print_message("qualify-full: %u models, %u exportable, %u with max held-out bias <= 2%% "
 		      "(%u of them exportable); the form beats the baseline's mean held-out bias "
-		      "in %u of %u\n", t.models, t.exportable, t.within2, t.exported_within2,
-		      t.beat_baseline, t.with_cv);
+		      "in %u of %u; %u have a point whose own standard error over layouts is "
+		      "above 1%% (noise: the largest)\n", t.models, t.exportable, t.within2,
+		      t.exported_within2, t.beat_baseline, t.with_cv, t.noisy);
 	assert_true(t.models >= 24);
 	assert_true(t.with_cv > 0);
 	assert_true(t.beat_baseline * 10 >= t.with_cv * 9); /* the forms beat a blind regression */
-	/* Over rule layouts, most models are exportable (one layout a point: 16 of 36). */
-	assert_true(t.exportable * 2 >= t.models);
+	/* Over rule layouts, most models are exportable (one layout a point: 16 of 36; with
+	 * a ridge parameter held rather than a singular covariance: 28 of 36). */
+	assert_true(t.exportable * 4 >= t.models * 3);
 	e2e_rmdir(dir);
 }
 
@@ -287,7 +295,7 @@ static void test_chain_replay_table(void **state)
 			       "-o", "cx7.model", NULL }, 0);
 	campaign_and_fit(plan, tb6, "cx6.db");
 	print_message("profile verb m  form      inputs                                 "
-		      "max bias baseline  export\n");
+		      "max bias baseline   noise  export\n");
 	print_models("cx7", "cx7.db");
 	print_models("cx6", "cx6.db");
 	/* With the model phase over rule layouts, CX-6's models are exportable as they are

@@ -149,7 +149,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	static const struct {
 		enum fit_form ff;
 		enum opt_form of;
-		double p[7];
+		double p[8];
 		size_t n;
 	} cases[] = {
 		{ FIT_CAP, OPT_FORM_CAP, { 177, 0.45, 0.05, 150 }, 4 },
@@ -162,6 +162,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		{ FIT_SPILL2Y, OPT_FORM_SPILLY, { 88, 0.4, 0.03, 20, 10, 3, 0.1 }, 7 },
 		{ FIT_LSPILL2, OPT_FORM_LSPILL, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
 		{ FIT_LSPILL2Y, OPT_FORM_LSPILLY, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
+		{ FIT_CACHE2, OPT_FORM_CACHE, { 97, 0.3, 0.01, 0.02, 0.05, 0.1, 0.05, 60 }, 8 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -172,7 +173,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
 					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
 					   cases[c].ff == FIT_CLIFF2Y || cases[c].ff == FIT_SPILL2 ||
-					   cases[c].ff == FIT_SPILL2Y ? "bw" : "lat", cases[c].of,
+					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ? "bw" : "lat", cases[c].of,
 					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 

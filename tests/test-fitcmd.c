@@ -173,6 +173,7 @@ static void test_fitcmd_collect_rules(void **state)
 	assert_true(d->x[0][0] == 0 && d->x[0][1] == 0 && d->y[0] == 11);
 	assert_true(d->x[1][0] == 2 && d->x[1][1] == 1 && d->y[1] == 6);
 	assert_int_equal(d->campaign, c);
+	assert_true(isnan(d->point_se_max)); /* one layout a point: no layout noise known */
 	hx_fit_set_free(s);
 
 	/* Rule layouts (the model phase): one point over layouts 0..4 is one data point, the
@@ -196,6 +197,9 @@ static void test_fitcmd_collect_rules(void **state)
 	assert_int_equal(d->n_other, 0);
 	assert_null(strstr(d->fixed_json, "layout"));
 	assert_true(fabs(d->y[0] - 25.25) < 1e-12);
+	/* the point's own noise: the kept layouts' sd (12.53) over sqrt(4), over 25.25 */
+	assert_true(fabs(d->point_se_max - sqrt(470.75 / 3) / 2 / 25.25) < 1e-12);
+	assert_true(d->point_se_median == d->point_se_max);
 	hx_fit_set_free(s);
 }
 

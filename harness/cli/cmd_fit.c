@@ -163,7 +163,7 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 		printf("  %s = %s   (inputs %s)\n", d->metric, fi->expr, d->inputs);
 	for (size_t i = 0; i < m->n_params; i++)
 		if (m->se[i] == 0)
-			printf("  %-3s = %14.6g  (fixed: its input did not vary, or no point depends on it)\n",
+			printf("  %-3s = %14.6g  (fixed: its input did not vary, no point depends on it, or the others determine it)\n",
 			       fi->param_names[i], m->params[i]);
 		else
 			printf("  %-3s = %14.6g  +- %.3g (standard error)\n", fi->param_names[i],
@@ -177,6 +177,10 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 		       "held-out bias max %.2f%%  mean %.2f%%\n", sel->baseline.degree,
 		       sel->baseline.r2, 100 * sel->baseline.cv_max_bias,
 		       100 * sel->baseline.cv_mean_bias);
+	if (isfinite(d->point_se_max))
+		printf("  the points' own noise over rule layouts (standard error of each point's "
+		       "value): max %.2f%%  median %.2f%%\n", 100 * d->point_se_max,
+		       100 * d->point_se_median);
 	printf("  why: %s\n", sel->reason);
 	printf("  domain: x %g..%g, y %g..%g; other dimensions at %s\n\n", m->dom_min[0],
 	       m->dom_max[0], m->dom_min[1], m->dom_max[1], d->fixed_json);

@@ -343,11 +343,13 @@ static double median_of(double *v, size_t n) /* sorts V */
 /* Mean of V[0..N) without gross outliers, as the harness summarises repeats
  * (hx_summarise_robust): with 4 or more values, those farther than 4 MADs and 10% from the
  * median are left out (at least 3 kept). One trial in a hundred runs 1.5x slow; with one
- * trial per layout, it is a whole layout's value. */
-static double robust_mean(const double *v, size_t n, double *scratch)
+ * trial per layout, it is a whole layout's value. *SE: the standard error of that mean
+ * (the kept values' sd over the square root of their number; NAN with fewer than 2). */
+static double robust_mean(const double *v, size_t n, double *scratch, double *se)
 {
-	double med, mad, sum = 0;
+	double med, mad, sum = 0, ss = 0, mean;
 	size_t k = 0;
+	bool all;
 
 	memcpy(scratch, v, n * sizeof(*v));
 	med = median_of(scratch, n);
@@ -357,22 +359,31 @@ static double robust_mean(const double *v, size_t n, double *scratch)
 	for (size_t i = 0; i < n; i++)
 		if (n < 4 || fabs(v[i] - med) <= 4 * mad || fabs(v[i] - med) <= 0.1 * fabs(med))
 			sum += v[i], k++;
-	if (k < 3 && n >= 4) {
+	all = k < 3 && n >= 4;
+	if (all) {
+		sum = 0;
 		for (size_t i = 0; i < n; i++)
 			sum += v[i];
 		k = n;
 	}
-	return sum / (double)k;
+	mean = sum / (double)k;
+	for (size_t i = 0; i < n; i++)
+		if (all || n < 4 || fabs(v[i] - med) <= 4 * mad || fabs(v[i] - med) <= 0.1 * fabs(med))
+			ss += (v[i] - mean) * (v[i] - mean);
+	*se = k > 1 ? sqrt(ss / (double)(k - 1) / (double)k) : NAN;
+	return mean;
 }
 
 /* The value of one (x, y) from its records r[0..n) (sorted by layout, then value): over its
  * rule layouts, the robust mean of each layout's median (one layout: the median of its
- * trials). NAN on no memory. */
-static double point_value(const struct rec *r, size_t n)
+ * trials), and in *SE its relative standard error over the layouts (NAN for one layout).
+ * NAN on no memory. */
+static double point_value(const struct rec *r, size_t n, double *se)
 {
 	double *v = malloc(2 * n * sizeof(*v)), out;
 	size_t layouts = 0;
 
+	*se = NAN;
 	if (!v)
 		return NAN;
 	for (size_t i = 0, j; i < n; i = j) {
@@ -380,9 +391,28 @@ static double point_value(const struct rec *r, size_t n)
 			;
 		v[layouts++] = median(r + i, j - i);
 	}
-	out = layouts == 1 ? v[0] : robust_mean(v, layouts, v + n);
+	out = layouts == 1 ? v[0] : robust_mean(v, layouts, v + n, se);
+	if (layouts > 1)
+		*se = fabs(out) > 0 ? *se / fabs(out) : NAN;
 	free(v);
 	return out;
+}
+
+/* D's point_se_max and point_se_median from the relative standard errors SE[0..N) (NAN:
+ * a point of one layout, not counted); sorts SE. */
+static void point_noise(struct hx_fit_data *d, double *se, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(se[i]))
+			se[k++] = se[i];
+	d->point_se_max = d->point_se_median = NAN;
+	if (!k)
+		return;
+	qsort(se, k, sizeof(*se), cmp_double);
+	d->point_se_max = se[k - 1];
+	d->point_se_median = k % 2 ? se[k / 2] : 0.5 * (se[k / 2 - 1] + se[k / 2]);
 }
 
 double hx_level_number(const char *text)
@@ -406,6 +436,7 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 {
 	const char *sep = strchr(r[0].sig, '\x1f');
 	bool layered = false;
+	double *se;
 
 	for (size_t i = 0; i < n && !layered; i++)
 		layered = r[i].layout > 0;
@@ -423,8 +454,11 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 	d->n_not_ok = g->n_not_ok;
 	d->x = malloc(n * sizeof(*d->x));
 	d->y = malloc(n * sizeof(*d->y));
-	if (!d->x || !d->y)
+	se = malloc(n * sizeof(*se));
+	if (!d->x || !d->y || !se) {
+		free(se);
 		return -ENOMEM;
+	}
 	qsort(r, n, sizeof(*r), cmp_xyv);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && r[j].x == r[i].x && r[j].y == r[i].y; j++)
@@ -439,11 +473,15 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 				d->campaign = r[t].campaign;
 		d->x[d->n][0] = r[i].x;
 		d->x[d->n][1] = r[i].y;
-		d->y[d->n] = point_value(r + i, j - i);
-		if (isnan(d->y[d->n]))
+		d->y[d->n] = point_value(r + i, j - i, &se[d->n]);
+		if (isnan(d->y[d->n])) {
+			free(se);
 			return -ENOMEM;
+		}
 		d->n++;
 	}
+	point_noise(d, se, d->n);
+	free(se);
 	return 0;
 }
 

@@ -104,6 +104,12 @@ struct hx_fit_data {
 	size_t n_not_ok;       /* trials of the group whose status was not "ok" */
 	char fixed_json[1024]; /* the kept setting, a JSON object with sorted keys */
 	char inputs[128];      /* "X,Y": the dimension names x and y stand for */
+	/* The noise of the points themselves: the relative standard error of a point's value
+	 * over its rule layouts (the sd of the layout values kept by the robust mean over the
+	 * square root of their number, as if independent, over |value|), the largest and the
+	 * median over the points of several layouts; NAN when no point has several. A model
+	 * cannot be held out more closely than its points are known. */
+	double point_se_max, point_se_median;
 };
 
 struct hx_fit_set;

@@ -102,6 +102,7 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_SPILL2Y: *o = OPT_FORM_SPILLY; return 0;
 	case FIT_LSPILL2: *o = OPT_FORM_LSPILL; return 0;
 	case FIT_LSPILL2Y: *o = OPT_FORM_LSPILLY; return 0;
+	case FIT_CACHE2: *o = OPT_FORM_CACHE; return 0;
 	default: return -ENOTSUP;
 	}
 }

@@ -179,6 +179,8 @@ static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 	else
 		hx_sb_printf(s, "null");
 	render_baseline(s, &sel->baseline);
+	field(s, ",", "point_se_max", d->point_se_max);
+	field(s, ",", "point_se_median", d->point_se_median);
 	hx_sb_printf(s, ",\"tie_break\":%s,\"candidates\":[", sel->tie_break ? "true" : "false");
 	for (size_t i = 0; i < sel->n_models; i++) {
 		const struct fit_model *c = &sel->models[i];
