@@ -210,6 +210,67 @@ static void test_fresh_model_phase_over_the_causes(void **state)
 	e2e_rmdir(dir);
 }
 
+/* Run the quickstart with a model phase of 6 levels and BUDGET testbed-hours ("1": its own)
+ * into DIR/NAME. */
+static void run_model_plan(const char *dir, const char *name, const char *budget)
+{
+	char plan[1100], *text, *more, *at;
+	const char *run[] = { "run", "plan.yaml", "--db", name, "--quiet", NULL };
+	struct e2e_run r;
+
+	write_plan(dir, plan, sizeof(plan));
+	text = e2e_read_file(plan);
+	assert_non_null(text);
+	at = strstr(text, "budget_hours: 1 ");
+	assert_non_null(at);
+	*at = '\0';
+	assert_true(asprintf(&more, "%sbudget_hours: %s %s\nmodel:\n  levels: 6\n", text, budget,
+			     at + strlen("budget_hours: 1 ")) > 0);
+	assert_int_equal(e2e_write_file(plan, more), 0);
+	free(more);
+	free(text);
+	e2e_scalacn_run(&r, run);
+	assert_true(r.status == 0 || r.status == 1);
+	e2e_run_free(&r);
+}
+
+/* The model phase measures coarse to fine: a budget that runs out in it leaves a grid that
+ * spans both inputs' whole ranges (both ends of each axis), not a corner of the design. */
+static void test_fresh_model_phase_cut_spans_the_range(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char old[1024], full[1100], cut[1100], budget[32], sql[256];
+	static const char *const inputs[] = { "flows", "server.decap_masks" };
+	long pre_ms, model_ms, n_full, n_cut;
+
+	(void)state;
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_int_equal(chdir(dir), 0);
+	run_model_plan(dir, "full.db", "1");
+	snprintf(full, sizeof(full), "%s/full.db", dir);
+	pre_ms = e2e_sql_long(full, "SELECT CAST(1000 * sum(t.cost_s) AS INTEGER) FROM trials t "
+			      "JOIN points p ON p.id = t.point WHERE p.phase != 'model'");
+	model_ms = e2e_sql_long(full, "SELECT CAST(1000 * sum(t.cost_s) AS INTEGER) FROM trials t "
+				"JOIN points p ON p.id = t.point WHERE p.phase = 'model'");
+	assert_true(model_ms > 0);
+	/* enough for everything before the model phase and a third of it */
+	snprintf(budget, sizeof(budget), "%.6f", (pre_ms + model_ms / 3) / 3.6e6);
+	run_model_plan(dir, "cut.db", budget);
+	snprintf(cut, sizeof(cut), "%s/cut.db", dir);
+	n_full = e2e_sql_long(full, "SELECT count(*) FROM points WHERE phase = 'model'");
+	n_cut = e2e_sql_long(cut, "SELECT count(*) FROM points WHERE phase = 'model'");
+	print_message("model points: %ld of %ld within the cut budget\n", n_cut, n_full);
+	assert_true(n_cut > 0 && n_cut < n_full);
+	for (unsigned k = 0; k < 4; k++) {
+		snprintf(sql, sizeof(sql), "SELECT %s(CAST(json_extract(levels_json, '$.\"%s\"') AS "
+			 "INTEGER)) FROM points WHERE phase = 'model'", k % 2 ? "max" : "min",
+			 inputs[k / 2]);
+		assert_int_equal(e2e_sql_long(cut, sql), e2e_sql_long(full, sql));
+	}
+	assert_int_equal(chdir(old), 0);
+	e2e_rmdir(dir);
+}
+
 /* Gain of POLICY over static in replay's testbed table ("optimiser  ok  155.83  +237.1% ..."):
  * the percentage, and its rules count into *RULES. NAN when the row is missing. */
 static double replay_gain(const char *out, const char *policy, long *rules)
@@ -287,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
+		cmocka_unit_test(test_fresh_model_phase_cut_spans_the_range),
 		cmocka_unit_test(test_fresh_chain_campaign_to_optimiser),
 	};
 

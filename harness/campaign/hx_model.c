@@ -23,7 +23,13 @@
  *
  * Order: (verb, metric) pairs whose designs are the same (the same inputs at the same
  * levels: their causes name the same walls) are measured point by point together, so a
- * point's rule sets are programmed once for all of them (measure_design).
+ * point's rule sets are programmed once for all of them. Designs go one after the other
+ * (the plan's verb and metric order), each one's points coarse to fine (both ends of each
+ * axis first, then the middle, the quarters, ...): a budget that runs out in the phase
+ * leaves the designs before whole and the one it was in a grid that spans its whole range,
+ * not a corner of it. (Interleaving the designs depth by depth, so that every design would
+ * get a coarse grid, made every CX-4 model worse when its budget ran out: a model needs the
+ * points near its knee more than another (verb, metric) needs any.)
  */
 #include <errno.h>
 #include <math.h>
@@ -250,33 +256,95 @@ static int measure_design_point(struct hx_runner *r, const struct hx_plan *p,
 	return rc;
 }
 
-/* The design of baseline B0 and of every later baseline with the same design (marked in
- * DONE), point by point: at each point every such (verb, metric) is measured before the
- * next point, so the point's rule sets (one per layout) are programmed, built and analysed
- * once for all of them instead of once per (verb, metric) sweep. */
-static int measure_design(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
-			  const struct design *dz, unsigned b0, bool *done, struct scn_error *err)
+/* Subdivision depths of the N indices of an axis between LO and HI (exclusive): the middle
+ * gets D, the middles of the two halves D + 1, ... */
+static void bisect(unsigned *depth, unsigned lo, unsigned hi, unsigned d)
 {
-	unsigned ny = dz[b0].n_in > 1 ? dz[b0].n_axis[1] : 1;
+	unsigned mid = lo + (hi - lo) / 2;
+
+	if (hi - lo < 2)
+		return;
+	depth[mid] = d;
+	bisect(depth, lo, mid, d + 1);
+	bisect(depth, mid, hi, d + 1);
+}
+
+/* Depth of each of an axis's N levels, coarse to fine: both ends 0, the middle 1, the
+ * quarters 2, ...; the levels of depth <= k span the whole axis for every k. Returns the
+ * largest depth. */
+static unsigned axis_depths(unsigned n, unsigned *depth)
+{
+	unsigned most = 0;
+
+	if (!n)
+		return 0;
+	depth[0] = depth[n - 1] = 0;
+	bisect(depth, 0, n - 1, 1);
+	for (unsigned i = 0; i < n; i++)
+		most = depth[i] > most ? depth[i] : most;
+	return most;
+}
+
+/* The points of depth D of baseline B0's design (the larger of their levels' axis depths),
+ * each measured for B0 and every later baseline with the same design before the next point:
+ * a point's rule sets (one per layout) are then programmed, built and analysed once for all
+ * of them instead of once per (verb, metric). */
+static int measure_depth(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+			 const struct design *dz, unsigned b0, unsigned d, struct scn_error *err)
+{
+	unsigned depth[2][MODEL_MAX_AXIS] = { { 0 } }, ny = dz[b0].n_in > 1 ? dz[b0].n_axis[1] : 1;
 	int rc = 0;
 
-	for (unsigned b = b0; b < o->n_baselines; b++)
-		if (!done[b] && dz[b].n_in && same_design(&dz[b], &dz[b0]))
-			done[b] = true;
+	axis_depths(dz[b0].n_axis[0], depth[0]);
+	if (dz[b0].n_in > 1)
+		axis_depths(ny, depth[1]);
 	for (unsigned i = 0; i < dz[b0].n_axis[0] && rc == 0; i++)
-		for (unsigned j = 0; j < ny && rc == 0; j++)
+		for (unsigned j = 0; j < ny && rc == 0; j++) {
+			if ((depth[0][i] > depth[1][j] ? depth[0][i] : depth[1][j]) != d)
+				continue;
 			for (unsigned b = b0; b < o->n_baselines && rc == 0; b++)
 				if (dz[b].n_in && same_design(&dz[b], &dz[b0]))
 					rc = measure_design_point(r, p, &o->baselines[b], &dz[b0], i,
 								  j, err);
+		}
 	return rc;
+}
+
+/* The first baseline of each distinct design into LEAD; their count. */
+static unsigned design_leads(const struct hx_outcome *o, const struct design *dz, unsigned *lead)
+{
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < o->n_baselines; b++) {
+		bool seen = false;
+
+		for (unsigned k = 0; k < n && !seen; k++)
+			seen = same_design(&dz[b], &dz[lead[k]]);
+		if (dz[b].n_in && !seen)
+			lead[n++] = b;
+	}
+	return n;
+}
+
+/* The deepest axis level of the designs LEAD[0..N). */
+static unsigned deepest(const struct design *dz, const unsigned *lead, unsigned n)
+{
+	unsigned tmp[MODEL_MAX_AXIS], most = 0;
+
+	for (unsigned g = 0; g < n; g++)
+		for (unsigned k = 0; k < dz[lead[g]].n_in; k++) {
+			unsigned d = axis_depths(dz[lead[g]].n_axis[k], tmp);
+
+			most = d > most ? d : most;
+		}
+	return most;
 }
 
 int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 		   struct scn_error *err)
 {
 	struct design dz[HX_MAX_BASELINES];
-	bool done[HX_MAX_BASELINES] = { false };
+	unsigned lead[HX_MAX_BASELINES], n_lead, most;
 	unsigned long planned = 0;
 	int rc = 0;
 
@@ -291,8 +359,11 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 				   layout_repeats(p);
 	}
 	hx_observe_phase(r->observer, "model", planned);
-	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++)
-		if (dz[b].n_in && !done[b])
-			rc = measure_design(r, p, o, dz, b, done, err);
+	n_lead = rc ? 0 : design_leads(o, dz, lead);
+	for (unsigned g = 0; g < n_lead && rc == 0; g++) {
+		most = deepest(dz, &lead[g], 1);
+		for (unsigned d = 0; d <= most && rc == 0; d++)
+			rc = measure_depth(r, p, o, dz, lead[g], d, err);
+	}
 	return rc;
 }
