@@ -58,6 +58,27 @@ static void synth_grid(struct synth *s, enum fit_form form, const double *p, siz
 	gsl_rng_free(r);
 }
 
+/* The grid XS x YS (NX x NY levels) of FORM at P, each response times 1 + N(0, REL)
+ * (multiplicative noise, drawn in grid order from SEED). */
+static void synth_levels(struct synth *s, enum fit_form form, const double *p, const double *xs,
+			 size_t nx, const double *ys, size_t ny, double rel, unsigned long seed)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+
+	gsl_rng_set(r, seed);
+	s->n = 0;
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++) {
+			assert_true(s->n < MAXPTS);
+			s->x[s->n][0] = xs[i];
+			s->x[s->n][1] = ys[j];
+			s->y[s->n] = fit_form_eval(form, p, s->x[s->n]) *
+				     (1 + gsl_ran_gaussian(r, rel));
+			s->n++;
+		}
+	gsl_rng_free(r);
+}
+
 static struct fit_data data_of(const struct synth *s)
 {
 	return (struct fit_data){ .n = s->n, .x = (const double (*)[2])s->x, .y = s->y };
@@ -354,23 +375,14 @@ static void test_fitting_ridge_parameter_held(void **state)
 					8192, 12288, 16384 };
 	static const double masks[] = { 1, 4, 8, 16, 24, 32, 48, 64 };
 	struct synth s = { .n = 0 };
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	struct fit_model m;
 	struct fit_opts o;
 	struct scn_error e;
 	unsigned held = 0, seed;
 
 	(void)state;
-	gsl_rng_set(r, 91);
-	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
-		for (size_t j = 0; j < sizeof(masks) / sizeof(masks[0]); j++) {
-			s.x[s.n][0] = flows[i];
-			s.x[s.n][1] = masks[j];
-			s.y[s.n] = fit_form_eval(FIT_CLIFF2, truth, s.x[s.n]) *
-				   (1 + gsl_ran_gaussian(r, 0.01));
-			s.n++;
-		}
-	gsl_rng_free(r);
+	synth_levels(&s, FIT_CLIFF2, truth, flows, sizeof(flows) / sizeof(flows[0]), masks,
+		     sizeof(masks) / sizeof(masks[0]), 0.01, 91);
 	struct fit_data d = data_of(&s);
 	fit_opts_default(&o);
 	for (seed = 1; seed <= 40; seed++) {
@@ -414,21 +426,12 @@ static void test_fitting_cache_recovered(void **state)
 	static const double truth[8] = { 97, 0.4, 0.01, 0.012, 0.08, 1.0 / 32, 1.0 / 32, 80 };
 	static const double masks[] = { 1, 4, 8, 12, 16, 24, 32, 40, 48, 64 };
 	struct synth s = { .n = 0 };
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	struct fit_model m, cap;
 	struct scn_error e;
 
 	(void)state;
-	gsl_rng_set(r, 123);
-	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++)
-		for (size_t j = 0; j < sizeof(masks) / sizeof(masks[0]); j++) {
-			s.x[s.n][0] = masks[i];
-			s.x[s.n][1] = masks[j];
-			s.y[s.n] = fit_form_eval(FIT_CACHE2, truth, s.x[s.n]) *
-				   (1 + gsl_ran_gaussian(r, 0.01));
-			s.n++;
-		}
-	gsl_rng_free(r);
+	synth_levels(&s, FIT_CACHE2, truth, masks, sizeof(masks) / sizeof(masks[0]), masks,
+		     sizeof(masks) / sizeof(masks[0]), 0.01, 123);
 	struct fit_data d = data_of(&s);
 	assert_int_equal(fit_model_fit(FIT_CACHE2, &d, NULL, &m, &e), 0);
 	assert_int_equal(fit_model_fit(FIT_CAP2, &d, NULL, &cap, &e), 0);
@@ -524,17 +527,8 @@ static void test_fitting_selection_mechanisms(void **state)
 			struct synth s = { .n = 0 };
 			struct fit_selection sel;
 			struct scn_error e;
-			gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-			gsl_rng_set(r, 4000 * (t + 1) + seed);
-			for (size_t i = 0; i < 6; i++)
-				for (size_t j = 0; j < 6; j++) {
-					s.x[s.n][0] = grid[i];
-					s.x[s.n][1] = grid[j];
-					s.y[s.n] = fit_form_eval(truths[t].form, truths[t].p, s.x[s.n]);
-					s.y[s.n] *= 1 + gsl_ran_gaussian(r, 0.01);
-					s.n++;
-				}
-			gsl_rng_free(r);
+			synth_levels(&s, truths[t].form, truths[t].p, grid, 6, grid, 6, 0.01,
+				     4000 * (t + 1) + seed);
 			struct fit_data d = data_of(&s);
 			o.seed = seed;
 			assert_int_equal(fit_select(&d, 2, NULL, 0, &o, &sel, &e), 0);

@@ -186,17 +186,8 @@ static void actions_put(struct topo_ruleset *rs, size_t id)
 
 int topo__actions_reindex(struct topo_ruleset *rs, size_t n)
 {
-	size_t cap = 16;
-	uint32_t *p;
-
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	p = calloc(cap, sizeof(*p));
-	if (!p)
+	if (topo__index_alloc(&rs->aix, &rs->aix_cap, n) < 0)
 		return -ENOMEM;
-	free(rs->aix);
-	rs->aix = p;
-	rs->aix_cap = cap;
 	for (size_t i = 0; i < rs->n_acts; i++)
 		actions_put(rs, i);
 	return 0;

@@ -73,20 +73,27 @@ static void port_put(struct topo_ruleset *rs, size_t i)
 	rs->pix[k] = (uint32_t)i + 1;
 }
 
+int topo__index_alloc(uint32_t **tab, size_t *cap, size_t n)
+{
+	size_t c = 16;
+	uint32_t *p;
+
+	while (c < 2 * n + 2)
+		c *= 2;
+	p = calloc(c, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	free(*tab);
+	*tab = p;
+	*cap = c;
+	return 0;
+}
+
 /* Make room for N ports in the port index and re-insert ports [0, n_ports). */
 static int port_index_rebuild(struct topo_ruleset *rs, size_t n)
 {
-	size_t cap = 16;
-	uint32_t *p;
-
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	p = calloc(cap, sizeof(*p));
-	if (!p)
+	if (topo__index_alloc(&rs->pix, &rs->pix_cap, n) < 0)
 		return -ENOMEM;
-	free(rs->pix);
-	rs->pix = p;
-	rs->pix_cap = cap;
 	for (size_t i = 0; i < rs->n_ports; i++)
 		port_put(rs, i);
 	return 0;

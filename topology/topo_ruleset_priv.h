@@ -95,6 +95,9 @@ void topo__rule_get(const struct topo_ruleset *rs, size_t i, struct topo_rule *o
 long topo__intern_actions(struct topo_ruleset *rs, const struct topo_action_list *a);
 /* Rebuild the action-list index of acts[0..n_acts) with room for N lists. 0 or -ENOMEM. */
 int topo__actions_reindex(struct topo_ruleset *rs, size_t n);
+/* In place of *TAB, a zeroed open-addressing table of 32-bit slots for N entries (*CAP: a
+ * power of two, at least 2N + 2); -ENOMEM leaves *TAB as it was (topo_ruleset.c). */
+int topo__index_alloc(uint32_t **tab, size_t *cap, size_t n);
 /* Append the words of values V under mask M (cut to M's bits); returns their offset, or
  * -ENOMEM / -ENOSPC. */
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
