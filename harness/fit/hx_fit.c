@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "harness/fit/hx_fit.h"
+#include "harness/fit/hx_fit_layout.h"
 
 /* What an input name sums: a host's "masks" are its encap plus decap masks; any other name
  * is the one dimension of that name. */
@@ -26,6 +27,7 @@ static const struct { const char *name, *keys[2]; } sums[] = {
 
 struct camp {
 	int64_t id;
+	uint64_t seed; /* what its rule sets were built with */
 	char rnic[64], firmware[64];
 };
 
@@ -35,6 +37,8 @@ struct rec {
 	char *sig;
 	double x, y, v, layout; /* layout: the point's rule layout (0 when absent) */
 	int64_t campaign;
+	uint64_t seed;          /* its campaign's */
+	struct gen_levels lv;   /* what its rules and traffic were made of (rule_levels) */
 };
 
 struct grp {
@@ -53,6 +57,7 @@ struct collect {
 	size_t n_recs, cap_recs;
 	struct grp *grps;
 	size_t n_grps, cap_grps;
+	struct hx_layout_memo *memo; /* layouts' covariates (NULL: none, plain robust mean) */
 	int err;                /* -ENOMEM seen inside a callback */
 };
 
@@ -87,6 +92,7 @@ static int on_campaign(const struct res_campaign *c, void *vctx)
 		return -ENOMEM;
 	cp = &k->camps[k->n_camps++];
 	cp->id = c->id;
+	cp->seed = c->seed;
 	snprintf(cp->rnic, sizeof(cp->rnic), "%s", c->rnic_model);
 	snprintf(cp->firmware, sizeof(cp->firmware), "%s", c->firmware);
 	return 0;
@@ -203,6 +209,27 @@ static const char *text_of(struct json_object *levels, const char *key)
 	return json_object_get_string(v);
 }
 
+/* The levels of LEVELS that a point's rule sets and traffic depend on (the rest neutral). */
+static void rule_levels(struct json_object *levels, struct gen_levels *l)
+{
+	static const char *const mask_key[GEN_HOSTS][GEN_DIRS] = {
+		{ "client.encap_masks", "client.decap_masks" },
+		{ "server.encap_masks", "server.decap_masks" },
+	};
+
+	gen_levels_neutral(l);
+	for (int h = 0; h < GEN_HOSTS; h++)
+		for (int d = 0; d < GEN_DIRS; d++)
+			l->masks[h][d] = (uint32_t)level_of(levels, mask_key[h][d]);
+	l->flows = (uint32_t)level_of(levels, "flows");
+	l->subnets = (uint32_t)level_of(levels, "subnets");
+	l->encap_contexts = (uint32_t)level_of(levels, "encap_contexts");
+	l->popularity = strcmp(text_of(levels, "popularity"), "zipf") ? GEN_POP_UNIFORM
+								       : GEN_POP_ZIPF;
+	l->zipf_s = level_of(levels, "zipf_s");
+	l->layout = (uint32_t)level_of(levels, "layout");
+}
+
 static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 		   const struct camp *cp, double v)
 {
@@ -227,6 +254,8 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 	r->v = v;
 	r->layout = level_of(lv, "layout");
 	r->campaign = cp->id;
+	r->seed = cp->seed;
+	rule_levels(lv, &r->lv);
 	return 0;
 }
 
@@ -374,24 +403,52 @@ static double robust_mean(const double *v, size_t n, double *scratch, double *se
 	return mean;
 }
 
+/* Over the N layouts of values V whose first records are FIRST[0..n): the value with the
+ * layouts' covariates as control variates (hx_fit_layout.c), NAN when they do not apply
+ * (none varies, a layout's rules cannot be rebuilt, too many layouts). */
+static double covariate_value(const struct collect *k, const struct rec *const *first,
+			      const double *v, size_t n, double *se)
+{
+	struct hx_layout_obs o[HX_LAYOUT_MAX];
+
+	if (!k->memo || n > HX_LAYOUT_MAX)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		struct gen_layout_cov c;
+
+		if (hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, &c) < 0)
+			return NAN;
+		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_mean };
+	}
+	return hx_layout_value(o, n, se, NULL);
+}
+
 /* The value of one (x, y) from its records r[0..n) (sorted by layout, then value): over its
- * rule layouts, the robust mean of each layout's median (one layout: the median of its
- * trials), and in *SE its relative standard error over the layouts (NAN for one layout).
- * NAN on no memory. */
-static double point_value(const struct rec *r, size_t n, double *se)
+ * rule layouts, each layout's median with the layouts' covariates as control variates, else
+ * their robust mean (one layout: the median of its trials), and in *SE its relative
+ * standard error over the layouts (NAN for one layout). NAN on no memory. */
+static double point_value(const struct collect *k, const struct rec *r, size_t n, double *se)
 {
 	double *v = malloc(2 * n * sizeof(*v)), out;
+	const struct rec **first = malloc(n * sizeof(*first));
 	size_t layouts = 0;
 
 	*se = NAN;
-	if (!v)
+	if (!v || !first) {
+		free(v);
+		free(first);
 		return NAN;
+	}
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && r[j].layout == r[i].layout; j++)
 			;
+		first[layouts] = &r[i];
 		v[layouts++] = median(r + i, j - i);
 	}
-	out = layouts == 1 ? v[0] : robust_mean(v, layouts, v + n, se);
+	out = layouts == 1 ? v[0] : covariate_value(k, first, v, layouts, se);
+	if (layouts > 1 && isnan(out))
+		out = robust_mean(v, layouts, v + n, se);
+	free(first);
 	if (layouts > 1)
 		*se = fabs(out) > 0 ? *se / fabs(out) : NAN;
 	free(v);
@@ -473,7 +530,7 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 				d->campaign = r[t].campaign;
 		d->x[d->n][0] = r[i].x;
 		d->x[d->n][1] = r[i].y;
-		d->y[d->n] = point_value(r + i, j - i, &se[d->n]);
+		d->y[d->n] = point_value(k, r + i, j - i, &se[d->n]);
 		if (isnan(d->y[d->n])) {
 			free(se);
 			return -ENOMEM;
@@ -532,6 +589,7 @@ static void collect_free(struct collect *k)
 	free(k->recs);
 	free(k->camps);
 	free(k->grps);
+	hx_layout_memo_free(k->memo);
 }
 
 int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const char *metric,
@@ -562,6 +620,7 @@ int hx_fit_collect_inputs(struct res_db *db, const char *rnic, const char *verb,
 		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL, "inputs '%s': expected one or two "
 				     "dimension names, X or X,Y (e.g. server.decap_masks,flows)",
 				     inputs);
+	k.memo = hx_layout_memo_new(); /* NULL: points fitted without covariates */
 	rc = res_campaign_each(db, on_campaign, &k, err);
 	if (rc == 0)
 		rc = res_trial_each(db, 0, on_trial, &k, err);

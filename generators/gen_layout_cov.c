@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen_layout_cov: a rule layout's walk covariate (gen_layout_cov.h), from the
+ * rules as stored (their group, flow and action list; groups are ordered by table and
+ * priority) and the traffic's flow weights. One pass to tell each group's direction (its
+ * rules' first action: encap or decap), one to number the groups along each direction's
+ * walk, one over the rules. O(rules + groups + flows).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generators/gen_layout_cov.h"
+#include "generators/gen_packet.h"
+#include "topology/topo.h"
+
+/* Sums of one side (a host's direction): weighted and plain positions. */
+struct side_sum {
+	double w, walk, n, pos_sum;
+};
+
+/* Direction of rule list ACT: 0 encap, 1 decap, -1 neither (a goto, a plain forward). */
+static int act_dir(const struct topo_ruleset *rs, uint32_t act)
+{
+	const struct topo_action_list *a = topo_ruleset_action_list(rs, act);
+
+	if (!a || a->n == 0)
+		return -1;
+	return a->a[0].kind == TOPO_ACT_ENCAP ? 0 : a->a[0].kind == TOPO_ACT_DECAP ? 1 : -1;
+}
+
+/* POS[g]: group g's place (from 1) on the walk of its direction in its table, 0 for a
+ * group of no direction; DIR[g] its direction. */
+static void number_groups(const struct topo_ruleset *rs, signed char *dir, uint32_t *pos)
+{
+	size_t ng = topo_ruleset_n_groups(rs), nr = topo_ruleset_n_rules(rs);
+	uint32_t count[2] = { 0, 0 }, table = UINT32_MAX;
+
+	for (size_t g = 0; g < ng; g++)
+		dir[g] = -1;
+	for (size_t i = 0; i < nr; i++) {
+		struct topo_rule_packed p;
+
+		if (topo_ruleset_rule_packed(rs, i, &p) == 0 && p.flow && dir[p.group] < 0)
+			dir[p.group] = (signed char)act_dir(rs, p.act);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const struct topo_group *G = topo_ruleset_group(rs, g);
+
+		if (G->table != table) {
+			table = G->table;
+			count[0] = count[1] = 0;
+		}
+		pos[g] = dir[g] >= 0 ? ++count[dir[g]] : 0;
+	}
+}
+
+/* Add host RS's sides to SUM (two of them) under flow weights W (N flows). */
+static void host_sums(const struct topo_ruleset *rs, const double *w, uint32_t n,
+		      const signed char *dir, const uint32_t *pos, struct side_sum *sum)
+{
+	size_t nr = topo_ruleset_n_rules(rs);
+	struct topo_rule_packed p;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct side_sum *s;
+		double wf;
+
+		if (topo_ruleset_rule_packed(rs, i, &p) || !p.flow || p.flow > n || dir[p.group] < 0)
+			continue;
+		s = &sum[dir[p.group]];
+		wf = w[p.flow - 1];
+		s->w += wf;
+		s->walk += wf * pos[p.group];
+		s->pos_sum += pos[p.group];
+		s->n += 1;
+	}
+}
+
+static void add_side(const struct side_sum *s, struct gen_layout_cov *out)
+{
+	if (!(s->w > 0) || s->n == 0)
+		return;
+	out->walk += s->walk / s->w;
+	out->walk_mean += s->pos_sum / s->n;
+	out->sides++;
+}
+
+int gen_layout_cov(const struct gen_rules *r, const struct gen_traffic *t,
+		   struct gen_layout_cov *out)
+{
+	double *w = malloc((r->flows ? r->flows : 1) * sizeof(*w));
+	int rc = 0;
+
+	*out = (struct gen_layout_cov){ 0 };
+	if (!w)
+		return -ENOMEM;
+	gen_flow_weights(t, r->flows, w);
+	for (int h = 0; h < GEN_HOSTS && rc == 0; h++) {
+		const struct topo_ruleset *rs = r->host[h];
+		size_t ng = rs ? topo_ruleset_n_groups(rs) : 0;
+		signed char *dir = malloc(ng ? ng : 1);
+		uint32_t *pos = malloc((ng ? ng : 1) * sizeof(*pos));
+		struct side_sum sum[2];
+
+		memset(sum, 0, sizeof(sum));
+		if (!dir || !pos) {
+			rc = -ENOMEM;
+		} else if (rs) {
+			number_groups(rs, dir, pos);
+			host_sums(rs, w, r->flows, dir, pos, sum);
+			add_side(&sum[0], out);
+			add_side(&sum[1], out);
+		}
+		free(dir);
+		free(pos);
+	}
+	free(w);
+	return rc;
+}

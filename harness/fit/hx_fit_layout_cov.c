@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hx_fit_layout_cov: the walk and late covariates of a stored point's rule layout
+ * (generators/gen_layout_cov.h), recomputed from its levels and its campaign's seed: the
+ * rule sets a campaign built are a pure function of those (gen.h), and the traffic's flow
+ * weights of its levels. Built through a rule-set cache of the fit's own (a point's layouts
+ * share their flow table) and remembered by everything they depend on, since the (verb,
+ * metric) models of one design share their points.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/fit/hx_fit_layout.h"
+
+#define MEMO_CACHE_BYTES ((size_t)64 << 20)
+
+/* What a point's covariates depend on (no padding: compared as bytes). */
+struct cov_key {
+	uint64_t seed;
+	double zipf_s;
+	uint32_t flows, subnets, encap_contexts, layout;
+	uint32_t masks[GEN_HOSTS][GEN_DIRS];
+	uint32_t popularity, pad;
+};
+
+struct memo_entry {
+	struct cov_key key;
+	struct gen_layout_cov cov;
+	int rc;
+};
+
+struct hx_layout_memo {
+	struct gen_rules_cache *cache;
+	struct memo_entry *e;
+	size_t n, cap;
+};
+
+struct hx_layout_memo *hx_layout_memo_new(void)
+{
+	struct hx_layout_memo *m = calloc(1, sizeof(*m));
+
+	if (m && !(m->cache = gen_rules_cache_new(MEMO_CACHE_BYTES))) {
+		free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+void hx_layout_memo_free(struct hx_layout_memo *m)
+{
+	if (!m)
+		return;
+	gen_rules_cache_free(m->cache);
+	free(m->e);
+	free(m);
+}
+
+static void key_of(const struct gen_levels *l, uint64_t seed, struct cov_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->seed = seed;
+	k->zipf_s = l->popularity == GEN_POP_ZIPF ? l->zipf_s : 0;
+	k->flows = l->flows;
+	k->subnets = l->subnets;
+	k->encap_contexts = l->encap_contexts;
+	k->layout = l->layout;
+	memcpy(k->masks, l->masks, sizeof(k->masks));
+	k->popularity = (uint32_t)l->popularity;
+}
+
+static int compute(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
+		   struct gen_layout_cov *out)
+{
+	struct gen_rules *r = NULL;
+	struct gen_traffic t;
+	struct scn_error err = { 0 };
+	int rc;
+
+	rc = gen_rules_cache_get(m->cache, NULL, NULL, l, seed, &r, &err);
+	if (rc)
+		return rc < 0 ? rc : -EINVAL;
+	gen_traffic_from_levels(l, &t);
+	rc = gen_layout_cov(r, &t, out);
+	gen_rules_free(r);
+	return rc;
+}
+
+int hx_layout_cov_of(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
+		     struct gen_layout_cov *out)
+{
+	struct cov_key k;
+	struct memo_entry *e;
+
+	key_of(l, seed, &k);
+	for (size_t i = 0; i < m->n; i++)
+		if (!memcmp(&m->e[i].key, &k, sizeof(k))) {
+			*out = m->e[i].cov;
+			return m->e[i].rc;
+		}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? 2 * m->cap : 64;
+		struct memo_entry *ne = realloc(m->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		m->e = ne;
+		m->cap = nc;
+	}
+	e = &m->e[m->n++];
+	e->key = k;
+	e->rc = compute(m, l, seed, &e->cov);
+	*out = e->cov;
+	return e->rc;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-fit-layout: a point's value over its rule layouts with the walk as a control variate
+ * (harness/fit/hx_fit_layout.c): it finds the mean over all layouts where the raw mean of
+ * eight is off, takes out a slow trial the raw spread hides, keeps the plain mean when the
+ * walk explains nothing, and steps aside (NAN) when the walk does not vary.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "harness/fit/hx_fit_layout.h"
+
+/* Eight layouts' walk deviations, unbalanced (their mean is 0.6, not 0) as a systematic
+ * sample of eight may be, and a small noise pattern. */
+static const double walk8[8] = { -4.0, 2.6, 1.7, -8.4, -2.6, 11.0, 10.1, -5.6 };
+static const double noise8[8] = { 0.3, -0.2, 0.1, -0.3, 0.2, -0.1, 0.25, -0.25 };
+
+static void line(struct hx_layout_obs *o, double a, double b)
+{
+	for (int i = 0; i < 8; i++)
+		o[i] = (struct hx_layout_obs){ a + b * walk8[i] + noise8[i], walk8[i] };
+}
+
+static double plain_mean(const struct hx_layout_obs *o, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += o[i].v;
+	return s / (double)n;
+}
+
+static void test_walk_takes_out_the_layout_spread(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se, v;
+	bool walked;
+
+	(void)state;
+	line(o, 60.0, -1.5);
+	v = hx_layout_value(o, 8, &se, &walked);
+	assert_true(walked);
+	assert_true(fabs(v - 60.0) < 0.3);
+	assert_true(fabs(plain_mean(o, 8) - 60.0) > 0.8); /* what the plain mean makes of it */
+	assert_true(se > 0 && se < 0.3);
+}
+
+static void test_slow_trial_is_left_out(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se, v;
+
+	(void)state;
+	line(o, 60.0, -1.5);
+	o[5].v /= 1.5; /* the deepest layout's one trial ran 1.5x slow */
+	v = hx_layout_value(o, 8, &se, NULL);
+	assert_true(fabs(v - 60.0) < 0.4);
+}
+
+static void test_walk_that_explains_nothing_keeps_the_mean(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se, v, mean;
+	bool walked = true;
+
+	(void)state;
+	/* values that do not depend on the walk: noise with no slope on it (least squares) */
+	static const double e[8] = { 0.4, -0.4, 0.2, 0.1, -0.3, 0.3, -0.1, -0.2 };
+	double wm = 0, em = 0, we = 0, ww = 0;
+
+	for (int i = 0; i < 8; i++) {
+		wm += walk8[i] / 8;
+		em += e[i] / 8;
+	}
+	for (int i = 0; i < 8; i++) {
+		we += (walk8[i] - wm) * (e[i] - em);
+		ww += (walk8[i] - wm) * (walk8[i] - wm);
+	}
+	for (int i = 0; i < 8; i++)
+		o[i] = (struct hx_layout_obs){ 40.0 + e[i] - we / ww * (walk8[i] - wm), walk8[i] };
+	mean = plain_mean(o, 8);
+	v = hx_layout_value(o, 8, &se, &walked);
+	assert_false(walked);
+	assert_true(fabs(v - mean) < 1e-9);
+}
+
+static void test_no_walk_or_too_few_layouts_step_aside(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		o[i] = (struct hx_layout_obs){ 50.0 + noise8[i], 0.0 };
+	assert_true(isnan(hx_layout_value(o, 8, &se, NULL)));
+	line(o, 60.0, -1.5);
+	assert_true(isnan(hx_layout_value(o, 3, &se, NULL)));
+	/* four layouts the walk hardly moves, one a gross outlier: the raw screen leaves three,
+	 * too few for the walk, and the robust mean (which also drops it) decides */
+	line(o, 60.0, -0.05);
+	o[0].v = 20.0;
+	assert_true(isnan(hx_layout_value(o, 4, &se, NULL)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walk_takes_out_the_layout_spread),
+		cmocka_unit_test(test_slow_trial_is_left_out),
+		cmocka_unit_test(test_walk_that_explains_nothing_keeps_the_mean),
+		cmocka_unit_test(test_no_walk_or_too_few_layouts_step_aside),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
