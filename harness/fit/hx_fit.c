@@ -57,7 +57,7 @@ struct collect {
 	size_t n_recs, cap_recs;
 	struct grp *grps;
 	size_t n_grps, cap_grps;
-	struct hx_layout_memo *memo; /* layouts' covariates (NULL: none, plain robust mean) */
+	struct hx_layout_memo *memo; /* layouts' covariates, shared (NULL: plain robust mean) */
 	int err;                /* -ENOMEM seen inside a callback */
 };
 
@@ -589,7 +589,6 @@ static void collect_free(struct collect *k)
 	free(k->recs);
 	free(k->camps);
 	free(k->grps);
-	hx_layout_memo_free(k->memo);
 }
 
 int hx_fit_collect(struct res_db *db, const char *rnic, const char *verb, const char *metric,
@@ -620,7 +619,7 @@ int hx_fit_collect_inputs(struct res_db *db, const char *rnic, const char *verb,
 		return scn_error_set(err, SCN_ERR_USAGE, -EINVAL, "inputs '%s': expected one or two "
 				     "dimension names, X or X,Y (e.g. server.decap_masks,flows)",
 				     inputs);
-	k.memo = hx_layout_memo_new(); /* NULL: points fitted without covariates */
+	k.memo = hx_layout_memo_shared(); /* NULL: points fitted without covariates */
 	rc = res_campaign_each(db, on_campaign, &k, err);
 	if (rc == 0)
 		rc = res_trial_each(db, 0, on_trial, &k, err);

@@ -31,6 +31,8 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool
 struct hx_layout_memo;
 struct hx_layout_memo *hx_layout_memo_new(void);
 void hx_layout_memo_free(struct hx_layout_memo *m); /* NULL ok */
+/* The process's memo (made on first use, lives until exit; NULL on no memory). */
+struct hx_layout_memo *hx_layout_memo_shared(void);
 
 /* The covariates of point L (its layout included) built with SEED, into OUT. 0, or a
  * negative errno when its rules cannot be built (the point is then fitted without them). */

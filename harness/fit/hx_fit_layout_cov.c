@@ -5,15 +5,18 @@
  * rule sets a campaign built are a pure function of those (gen.h), and the traffic's flow
  * weights of its levels. Built through a rule-set cache of the fit's own (a point's layouts
  * share their flow table) and remembered by everything they depend on, since the (verb,
- * metric) models of one design share their points.
+ * metric) models of one design share their points: one memo for the process
+ * (hx_layout_memo_shared, under a lock; at most MEMO_MAX entries, then computed unkept).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/fit/hx_fit_layout.h"
 
 #define MEMO_CACHE_BYTES ((size_t)64 << 20)
+#define MEMO_MAX 65536
 
 /* What a point's covariates depend on (no padding: compared as bytes). */
 struct cov_key {
@@ -31,6 +34,7 @@ struct memo_entry {
 };
 
 struct hx_layout_memo {
+	pthread_mutex_t mu;
 	struct gen_rules_cache *cache;
 	struct memo_entry *e;
 	size_t n, cap;
@@ -44,7 +48,26 @@ struct hx_layout_memo *hx_layout_memo_new(void)
 		free(m);
 		m = NULL;
 	}
+	if (m && pthread_mutex_init(&m->mu, NULL)) {
+		gen_rules_cache_free(m->cache);
+		free(m);
+		m = NULL;
+	}
 	return m;
+}
+
+static struct hx_layout_memo *shared;
+static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+
+static void shared_init(void)
+{
+	shared = hx_layout_memo_new();
+}
+
+struct hx_layout_memo *hx_layout_memo_shared(void)
+{
+	pthread_once(&shared_once, shared_init);
+	return shared;
 }
 
 void hx_layout_memo_free(struct hx_layout_memo *m)
@@ -52,6 +75,7 @@ void hx_layout_memo_free(struct hx_layout_memo *m)
 	if (!m)
 		return;
 	gen_rules_cache_free(m->cache);
+	pthread_mutex_destroy(&m->mu);
 	free(m->e);
 	free(m);
 }
@@ -86,30 +110,48 @@ static int compute(struct hx_layout_memo *m, const struct gen_levels *l, uint64_
 	return rc;
 }
 
-int hx_layout_cov_of(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
-		     struct gen_layout_cov *out)
+/* Under M's lock: the entry of K, NULL when not held. */
+static const struct memo_entry *find(const struct hx_layout_memo *m, const struct cov_key *k)
 {
-	struct cov_key k;
-	struct memo_entry *e;
-
-	key_of(l, seed, &k);
 	for (size_t i = 0; i < m->n; i++)
-		if (!memcmp(&m->e[i].key, &k, sizeof(k))) {
-			*out = m->e[i].cov;
-			return m->e[i].rc;
-		}
+		if (!memcmp(&m->e[i].key, k, sizeof(*k)))
+			return &m->e[i];
+	return NULL;
+}
+
+/* Under M's lock: keep (K, C, RC) unless full or out of memory. */
+static void keep(struct hx_layout_memo *m, const struct cov_key *k,
+		 const struct gen_layout_cov *c, int rc)
+{
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? 2 * m->cap : 64;
-		struct memo_entry *ne = realloc(m->e, nc * sizeof(*ne));
+		struct memo_entry *ne = m->n < MEMO_MAX ? realloc(m->e, nc * sizeof(*ne)) : NULL;
 
 		if (!ne)
-			return -ENOMEM;
+			return;
 		m->e = ne;
 		m->cap = nc;
 	}
-	e = &m->e[m->n++];
-	e->key = k;
-	e->rc = compute(m, l, seed, &e->cov);
-	*out = e->cov;
-	return e->rc;
+	m->e[m->n++] = (struct memo_entry){ .key = *k, .cov = *c, .rc = rc };
+}
+
+int hx_layout_cov_of(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
+		     struct gen_layout_cov *out)
+{
+	const struct memo_entry *e;
+	struct cov_key k;
+	int rc;
+
+	key_of(l, seed, &k);
+	pthread_mutex_lock(&m->mu);
+	e = find(m, &k);
+	if (e) {
+		*out = e->cov;
+		rc = e->rc;
+	} else {
+		rc = compute(m, l, seed, out);
+		keep(m, &k, out, rc);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return rc;
 }
