@@ -129,28 +129,55 @@ static void pack_words(const struct topo__plan *p, const uint64_t v[TOPO_F_COUNT
 	}
 }
 
+/* Room in RS's words for N_WORDS more (and the packing's word of room beyond): the room
+ * reserved (topo_ruleset_reserve_values) when it is enough, else doubling. 0, -ENOSPC or
+ * -ENOMEM. */
+static int words_room(struct topo_ruleset *rs, size_t n_words)
+{
+	size_t need = rs->n_words + n_words + 1u;
+
+	if (need + TOPO_F_COUNT * 2 > UINT32_MAX)
+		return -ENOSPC;
+	if (need <= rs->cap_words)
+		return 0;
+	return rs->words_res >= need ? topo__reserve((void **)&rs->words, &rs->cap_words,
+						      rs->words_res, sizeof(*rs->words))
+				     : topo__grow((void **)&rs->words, &rs->cap_words, need,
+						  sizeof(*rs->words));
+}
+
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		       const uint64_t v[TOPO_F_COUNT])
 {
 	const struct topo__plan *p = plan_for(rs, m);
 	size_t off = rs->n_words;
+	int rc = words_room(rs, p->words);
 
-	if (off + TOPO_F_COUNT * 2 > UINT32_MAX)
-		return -ENOSPC;
-	/* one word of room beyond: every field stores two words and moves on by its width */
-	if (off + p->words + 1u > rs->cap_words) { /* reserved room, else doubling */
-		size_t need = off + p->words + 1u;
-		int rc = rs->words_res >= need ? topo__reserve((void **)&rs->words, &rs->cap_words,
-							      rs->words_res, sizeof(*rs->words))
-					       : topo__grow((void **)&rs->words, &rs->cap_words, need,
-							    sizeof(*rs->words));
-
-		if (rc)
-			return rc;
-	}
+	if (rc)
+		return rc;
 	pack_words(p, v, &rs->words[off]);
 	rs->n_words = off + p->words;
 	return (long)off;
+}
+
+int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n,
+		    const uint64_t (*v)[TOPO_F_COUNT], size_t *off)
+{
+	const struct topo__plan *p = plan_for(rs, m);
+	uint32_t *w;
+	int rc;
+
+	if (n > (UINT32_MAX - rs->n_words) / (p->words ? p->words : 1u))
+		return -ENOSPC;
+	rc = words_room(rs, n * p->words);
+	if (rc)
+		return rc;
+	*off = rs->n_words;
+	w = &rs->words[rs->n_words];
+	for (size_t i = 0; i < n; i++, w += p->words)
+		pack_words(p, v[i], w);
+	rs->n_words += n * p->words;
+	return 0;
 }
 
 static uint64_t actions_hash(const struct topo_action_list *a)

@@ -220,3 +220,38 @@ int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_r
 	rs->groups[ref->index].n_rules++;
 	return (int)rs->n_rules++;
 }
+
+int topo_ruleset_add_rules_ref(struct topo_ruleset *rs, const struct topo_group_ref *ref,
+			       size_t n, const uint64_t (*values)[TOPO_F_COUNT],
+			       const uint32_t *act, const uint32_t *flow)
+{
+	struct topo__rec *r;
+	size_t off, words;
+	int rc;
+
+	if (!rs || !ref || (n && (!values || !act || !flow)))
+		return -EINVAL;
+	if (ref->index >= rs->n_groups || rs->group_seq[ref->index] != ref->seq)
+		return -ESTALE;
+	for (size_t i = 0; i < n; i++)
+		if (act[i] >= rs->n_acts)
+			return -EINVAL;
+	if (n > (size_t)INT32_MAX - rs->n_rules)
+		return -ENOSPC;
+	if (rs->n_rules + n > rs->cap_rules &&
+	    topo__grow((void **)&rs->recs, &rs->cap_rules, rs->n_rules + n, sizeof(*rs->recs)))
+		return -ENOMEM;
+	rc = topo__pack_many(rs, &rs->groups[ref->index].mask, n, values, &off);
+	if (rc)
+		return rc;
+	words = topo__value_words(&rs->groups[ref->index].mask);
+	r = &rs->recs[rs->n_rules];
+	for (size_t i = 0; i < n; i++, off += words)
+		r[i] = (struct topo__rec){ .group = ref->index, .flow = flow[i], .act = act[i],
+					   .voff = (uint32_t)off };
+	if (n)
+		rules_changed(rs);
+	rs->groups[ref->index].n_rules += (uint32_t)n;
+	rs->n_rules += n;
+	return 0;
+}

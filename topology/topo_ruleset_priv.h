@@ -102,6 +102,11 @@ int topo__index_alloc(uint32_t **tab, size_t *cap, size_t n);
  * -ENOMEM / -ENOSPC. */
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		       const uint64_t v[TOPO_F_COUNT]);
+/* Append the words of the N value arrays V under mask M (as topo__pack_values, the plan
+ * looked up once); rule i's words start at *OFF + i * topo__value_words(M). 0, -ENOMEM or
+ * -ENOSPC (nothing appended). */
+int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n,
+		    const uint64_t (*v)[TOPO_F_COUNT], size_t *off);
 /* Grow *ARR (element size SZ) so that it holds at least NEED elements: doubling (grow) or
  * to exactly NEED (reserve: a builder that knows its sizes). 0 or -ENOMEM. */
 int topo__grow(void **arr, size_t *cap, size_t need, size_t sz);
