@@ -388,6 +388,47 @@ static void test_topology_ruleset_batch(void **state)
 	topo_ruleset_free(b);
 }
 
+/* A freed rule set's large storage is kept for the next rule set (which takes it: the
+ * bytes held go down again), within the bound of 48 MiB; a block over the bound, and small
+ * arrays, are not kept; topo_storage_release gives everything back. */
+static void test_topology_storage_kept(void **state)
+{
+	struct topo_ruleset *rs[10];
+	size_t held;
+
+	(void)state;
+	topo_storage_release();
+	assert_int_equal(topo_storage_held(), 0);
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 100000), 0);
+	topo_ruleset_free(rs[0]);
+	held = topo_storage_held();
+	assert_true(held >= 100000 * 16); /* 16-byte records */
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 100000), 0); /* takes the block */
+	assert_int_equal(topo_storage_held(), 0);
+	assert_int_equal(topo_ruleset_bytes(rs[0]) >= 100000 * 16, 1);
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), held);
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 1000), 0); /* small: malloc's */
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), held);
+	for (int i = 0; i < 10; i++) {
+		rs[i] = topo_ruleset_new();
+		assert_int_equal(topo_ruleset_reserve(rs[i], 500000 + (size_t)i), 0);
+	}
+	for (int i = 0; i < 10; i++)
+		topo_ruleset_free(rs[i]);
+	assert_true(topo_storage_held() <= (size_t)48 << 20);
+	assert_true(topo_storage_held() >= (size_t)5 * 500000 * 16);
+	topo_storage_release();
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], (size_t)4 << 20), 0); /* 64 MiB */
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), 0);
+}
+
 static void test_topology_classify_probes(void **state)
 {
 	struct topo_ruleset *rs = host();
@@ -1116,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_topology_ruleset_groups),
 		cmocka_unit_test(test_topology_ruleset_fast_path),
 		cmocka_unit_test(test_topology_ruleset_batch),
+		cmocka_unit_test(test_topology_storage_kept),
 		cmocka_unit_test(test_topology_classify_probes),
 		cmocka_unit_test(test_topology_classify_matches_reference),
 		cmocka_unit_test(test_topology_ruleset_check_rule_reasons),

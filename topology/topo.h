@@ -213,6 +213,11 @@ int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
  * mask). */
 int topo_ruleset_reserve_values(struct topo_ruleset *rs, const struct topo_mask *m,
 				size_t n_rules);
+/* Rule storage that freed rule sets left for the next ones (large arrays only, bounded:
+ * topo_blocks.c), so that building rule set after rule set does not take fresh memory from
+ * the kernel each time: the bytes held now, and giving them all back (also done at exit). */
+size_t topo_storage_held(void);
+void topo_storage_release(void);
 /* Bytes of memory the rule set holds (its arrays and indexes, allocated capacity). */
 size_t topo_ruleset_bytes(const struct topo_ruleset *rs);
 /* Remove rule I (indices above it shift down; empty groups stay, as mlx5 matchers do). */

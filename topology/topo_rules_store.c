@@ -18,36 +18,43 @@
 
 #define MACS ((1u << TOPO_F_ETH_SRC) | (1u << TOPO_F_ETH_DST))
 
+/* *ARR (*CAP elements of SZ bytes) moved into room for NCAP elements: a kept block that fits
+ * (topo_blocks.c: large arrays only), else realloc. 0 or -ENOMEM (*ARR as it was). */
+static int resize(void **arr, size_t *cap, size_t ncap, size_t sz)
+{
+	void *p = topo__block_take(ncap * sz);
+
+	if (p) {
+		if (*arr)
+			memcpy(p, *arr, *cap * sz);
+		topo__block_put(*arr, *cap * sz);
+	} else {
+		p = realloc(*arr, ncap * sz);
+		if (!p)
+			return -ENOMEM;
+	}
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
 int topo__grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
 	size_t ncap;
-	void *p;
 
 	if (need <= *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 16;
 	while (ncap < need)
 		ncap *= 2;
-	p = realloc(*arr, ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return resize(arr, cap, ncap, sz);
 }
 
 int topo__reserve(void **arr, size_t *cap, size_t need, size_t sz)
 {
-	void *p;
-
 	if (need <= *cap)
 		return 0;
-	p = realloc(*arr, need * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = need;
-	return 0;
+	return resize(arr, cap, need, sz);
 }
 
 void topo__rule_values(const struct topo_ruleset *rs, size_t i, uint64_t v[TOPO_F_COUNT])

@@ -112,6 +112,13 @@ int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n
 int topo__grow(void **arr, size_t *cap, size_t need, size_t sz);
 int topo__reserve(void **arr, size_t *cap, size_t need, size_t sz);
 
+/* Large rule storage kept for the next rule set (topo_blocks.c): arrays of at least
+ * TOPO_BLOCK_MIN bytes. take: a kept malloc block of at least BYTES (at most twice that), or
+ * NULL (then malloc); put: P (BYTES long; NULL ok) kept, or freed. */
+#define TOPO_BLOCK_MIN ((size_t)256 << 10)
+void *topo__block_take(size_t bytes);
+void topo__block_put(void *p, size_t bytes);
+
 /* The full records (topo_rules_view.c): built on first use, NULL when out of memory;
  * dropped after a change; their bytes (0 when none). */
 const struct topo_rule *topo__view_get(const struct topo_ruleset *rs);
