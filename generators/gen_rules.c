@@ -235,20 +235,17 @@ struct host_build {
 	uint32_t *act[GEN_DIRS];
 };
 
-/* The id of the action list of flow F's rule on side (h, d): encap pushes the subnet's VNI
- * and goes to the uplink; decap pops it and forwards to the destination container's VF. */
-static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs,
-			 struct host_build *hb, enum gen_host h, enum gen_dir d,
-			 const struct gen_flow_info *f)
+/* The id of the action list of flow F's rule on side (h, d), made and interned now: encap
+ * pushes the subnet's VNI and goes to the uplink; decap pops it and forwards to the
+ * destination container's VF. Out of line: once per subnet or destination VF. */
+static __attribute__((noinline)) long make_actions(const struct gen_rules_priv *p,
+						   struct topo_ruleset *rs, enum gen_dir d,
+						   const struct gen_flow_info *f, uint32_t dst,
+						   uint32_t *id)
 {
-	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
-	uint32_t dst = forward ? f->srv : f->cli;
-	uint32_t *id = &hb->act[d][d == GEN_ENCAP ? f->subnet : f->subnet * p->per_subnet + dst];
 	struct topo_action_list a;
 	long rc;
 
-	if (*id != UINT32_MAX)
-		return *id;
 	memset(&a, 0, sizeof(a));
 	a.n = 2;
 	if (d == GEN_ENCAP) {
@@ -263,6 +260,19 @@ static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs
 	if (rc >= 0)
 		*id = (uint32_t)rc;
 	return rc;
+}
+
+/* The id of the action list of flow F's rule on side (h, d): one per subnet (encap) or
+ * destination VF (decap), made the first time it is needed. */
+static inline long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs,
+				struct host_build *hb, enum gen_host h, enum gen_dir d,
+				const struct gen_flow_info *f)
+{
+	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
+	uint32_t dst = forward ? f->srv : f->cli;
+	uint32_t *id = &hb->act[d][d == GEN_ENCAP ? f->subnet : f->subnet * p->per_subnet + dst];
+
+	return *id != UINT32_MAX ? (long)*id : make_actions(p, rs, d, f, dst, id);
 }
 
 /* Shape S of direction D: its mask and its group's priority, in TABLE. */
@@ -299,8 +309,9 @@ static int batch_flush(struct topo_ruleset *rs, struct side_shape *sh, struct ru
 
 /* Rule of flow FLOW on side (h, d) into B: its values are the flow's packet (the same as
  * gen_flow_packet's), of which topology keeps the shape's fields. 0 or a negative errno. */
-static int batch_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
-		      enum gen_host h, enum gen_dir d, uint32_t flow, struct rule_batch *b)
+static inline __attribute__((always_inline)) int
+batch_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+	   enum gen_host h, enum gen_dir d, uint32_t flow, struct rule_batch *b)
 {
 	const struct gen_flow_info *f = &p->flow[flow];
 	long act = rule_actions(p, rs, hb, h, d, f);
@@ -346,10 +357,12 @@ static int add_firsts(struct gen_rules_priv *p, struct topo_ruleset *rs, struct 
 
 /* The rest of side (h, d)'s rules, shape by shape: shape s holds the flows j = s + m,
  * s + 2m, ... of PERM. They are gathered in that order into SEQ first (F entries), so that
- * adding reads them in sequence; they go in BATCH at a time. */
-static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
-		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm,
-		    uint32_t *seq, struct rule_batch *b)
+ * adding reads them in sequence; they go in BATCH at a time. Inlined for each (h, d) (see
+ * add_rest), so that the packet of each is worked out with constants. */
+static inline __attribute__((always_inline)) int
+add_rest_side(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+	      enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm, uint32_t *seq,
+	      struct rule_batch *b)
 {
 	uint32_t F = p->pub.flows, n = 0;
 	int rc = 0;
@@ -369,6 +382,18 @@ static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct ho
 			rc = batch_flush(rs, &hb->shape[d][s], b);
 	}
 	return rc;
+}
+
+static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm,
+		    uint32_t *seq, struct rule_batch *b)
+{
+	if (h == GEN_CLIENT)
+		return d == GEN_ENCAP
+			       ? add_rest_side(p, rs, hb, GEN_CLIENT, GEN_ENCAP, m, perm, seq, b)
+			       : add_rest_side(p, rs, hb, GEN_CLIENT, GEN_DECAP, m, perm, seq, b);
+	return d == GEN_ENCAP ? add_rest_side(p, rs, hb, GEN_SERVER, GEN_ENCAP, m, perm, seq, b)
+			      : add_rest_side(p, rs, hb, GEN_SERVER, GEN_DECAP, m, perm, seq, b);
 }
 
 /* Both sides of host H: the first rule of every shape (both directions; each shape's group
