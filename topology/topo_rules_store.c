@@ -167,6 +167,25 @@ long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 	return (long)off;
 }
 
+/* Field FIELD (significant bits BITS, two words when WIDE) of the N value arrays V, into
+ * W, W + STRIDE, ...: one field of every rule at a time, so that the loop holds its plan
+ * in registers. */
+static void pack_column(size_t n, const uint64_t (*v)[TOPO_F_COUNT], unsigned field,
+			uint64_t bits, bool wide, unsigned stride, uint32_t *restrict w)
+{
+	if (wide) {
+		for (size_t i = 0; i < n; i++, w += stride) {
+			uint64_t x = v[i][field] & bits;
+
+			w[0] = (uint32_t)x;
+			w[1] = (uint32_t)(x >> 32);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++, w += stride)
+		w[0] = (uint32_t)(v[i][field] & bits);
+}
+
 int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n,
 		    const uint64_t (*v)[TOPO_F_COUNT], size_t *off)
 {
@@ -181,8 +200,8 @@ int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n
 		return rc;
 	*off = rs->n_words;
 	w = &rs->words[rs->n_words];
-	for (size_t i = 0; i < n; i++, w += p->words)
-		pack_words(p, v[i], w);
+	for (unsigned k = 0, at = 0; k < p->nf; at += 1u + p->wide[k++])
+		pack_column(n, v, p->field[k], p->bits[k], p->wide[k], p->words, w + at);
 	rs->n_words += n * p->words;
 	return 0;
 }
