@@ -30,20 +30,19 @@ static int find_or_add_group(struct topo_ruleset *rs, uint32_t table,
 		if (g->table == table && g->priority == priority && topo_mask_equal(&g->mask, mask))
 			return (int)last;
 	}
-	for (size_t i = 0; i < rs->n_groups; i++) {
+	/* groups are sorted by (table, priority, seq): from the last one down, those above the
+	 * key (the new group goes before them), those of the key (one may be the group), then
+	 * stop; a builder making groups in key order stops at once */
+	for (size_t i = rs->n_groups; i-- > 0;) {
 		const struct topo_group *g = &rs->groups[i];
 
-		if (g->table == table && g->priority == priority && topo_mask_equal(&g->mask, mask))
-			return (int)i;
-	}
-	/* sorted by (table, priority, seq): new group goes after every group <= its key */
-	for (size_t i = 0; i < rs->n_groups; i++) {
-		const struct topo_group *g = &rs->groups[i];
-
-		if (g->table > table || (g->table == table && g->priority > priority)) {
+		if (g->table > table || (g->table == table && g->priority > priority))
 			pos = i;
+		else if (g->table == table && g->priority == priority) {
+			if (topo_mask_equal(&g->mask, mask))
+				return (int)i;
+		} else
 			break;
-		}
 	}
 	if (topo__grow((void **)&rs->groups, &rs->cap_groups, rs->n_groups + 1, sizeof(*rs->groups)))
 		return -ENOMEM;
