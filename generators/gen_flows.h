@@ -66,8 +66,9 @@ int gen_rules_assemble(const struct gen_levels *l, struct gen_part *flows,
 
 /* Into PKT, every header field of the packet of flow FLOW (its entry F, PER_SUBNET
  * containers per subnet) as it arrives at host H on direction D: what gen_flow_packet
- * returns, written field by field (the rule builder's per-rule path: no checks, no clearing
- * first). Forward traffic leaves the client (encap there) and enters the server (decap). */
+ * returns (gen_packet.c, kept as written: the reference test-generators compares every
+ * built rule against), written field by field (the rule builder's per-rule path: no checks,
+ * no clearing first). Forward traffic leaves the client (encap there) and enters the server (decap). */
 static inline void gen_flow_fill(const struct gen_flow_info *f, uint32_t per_subnet,
 				 enum gen_host h, enum gen_dir d, uint32_t flow,
 				 uint64_t pkt[TOPO_F_COUNT])

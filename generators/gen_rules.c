@@ -26,7 +26,8 @@
  * and masks[h] only: what lets the cache (gen_rules_cache.c) reuse one host while the other
  * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2):
  * rules go in through topology's fast path (a group reference per shape, an action-list id
- * per subnet or destination VF, per rule only the flow's packet, of which topology keeps the
+ * per subnet or destination VF, then the rules of a shape 64 at a time: per rule only the
+ * flow's packet, written field by field by gen_flow_fill, of which topology keeps the
  * shape's fields), into room reserved up front for the rules and their values.
  */
 #include <assert.h>

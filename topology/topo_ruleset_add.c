@@ -5,8 +5,9 @@
  * normalised, action list interned). Builders that add many rules of few groups and few
  * action lists (the generators) take the fast path: a reference to the group and an id of
  * the action list, each obtained (and checked) once, then per rule only its values (say a
- * packet's header, of which the mask's fields are kept); the rule stored is the same as
- * topo_ruleset_add_rule would store.
+ * packet's header, of which the mask's fields are kept), or a batch of rules of one group at
+ * once (topo_ruleset_add_rules_ref: the checks and the packing plan once per batch); the
+ * rule stored is the same as topo_ruleset_add_rule would store.
  */
 #include "topology/topo.h"
 #include "topology/topo_internal.h"
