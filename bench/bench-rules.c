@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench-rules: CPU cost of building a point's rule sets (generators/). First the linearity
- * table: a fresh plain build (gen_rules_build, the reference) at 16K, 32K and 64K flows and
- * 1, 8, 32 and 128 masks on each of the four host/direction sides (4 rules per flow), with
- * ns per rule and its ratio to the 16K cell of the same masks (1.00 = linear in rules; one
- * untimed build first, so that no cell pays the process's first touch of memory) and the
- * page faults per build (a count: fresh memory from the kernel, which a build of large rule
- * sets pays for every page it touches, is the part of the cost that is not the code's); then at
- * 128 masks, through the rule-set cache, a sweep step (one side's masks change: that host is
- * rebuilt, the other reused) and a point seen again (a hit: nothing is built). Each figure is
- * the median [min, max] of 5 runs in CPU time of this process. Figures only.
+ * bench-rules: CPU cost of building a point's rule sets (generators/). First the first
+ * build in a fresh process (cold memory: every page of rule storage comes from the kernel)
+ * against the second build in that process, at 16K and 64K flows x 128 masks, each in a
+ * process of its own (this program run again with --cold), with page faults. Then the
+ * linearity table: a plain build (gen_rules_build, the reference) at 16K, 32K and 64K flows
+ * and 1, 8, 32 and 128 masks on each of the four host/direction sides (4 rules per flow), one
+ * untimed build of the same cell first (the steady state: what every build after the first
+ * of a campaign pays), with ns per rule and its ratio to the 16K cell of the same masks (1.00
+ * = linear in rules) and the page faults per build (a count: fresh memory from the kernel is
+ * the part of the cost that is not the code's); then at 128 masks, through the rule-set
+ * cache, a sweep step (one side's masks change: that host is rebuilt, the other reused) and a
+ * point seen again (a hit: nothing is built). Each figure is the median [min, max] of 5 runs
+ * in CPU time (of this process, or of the build in the child). Figures only.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "bench/bench-util.h"
 #include "generators/gen.h"
@@ -62,19 +67,87 @@ static void set_masks(struct job *j, uint32_t flows, uint32_t masks)
 			j->l.masks[h][d] = masks;
 }
 
-/* The linearity table: fresh plain builds, ns per rule against the 16K cell's. */
+/* --cold FLOWS: two builds of FLOWS x 128 in this fresh process; prints the CPU ms and the
+ * page faults of each. */
+static int cold_child(uint32_t flows)
+{
+	struct job j = { 0 };
+
+	set_masks(&j, flows, 128);
+	for (int k = 0; k < 2; k++) {
+		long faults = minor_faults();
+		double t = bench_cpu_s();
+
+		build_once(&j);
+		t = bench_cpu_s() - t;
+		printf("%.6f %ld ", t * 1e3, minor_faults() - faults);
+	}
+	printf("\n");
+	return 0;
+}
+
+/* First and second build in fresh processes (this program with --cold), REPEATS of each. */
+static void cold(void)
+{
+	static const uint32_t flows[] = { 16384, 65536 };
+	char out[] = "/tmp/bench-rules-XXXXXX";
+	int fd = mkstemp(out);
+
+	if (fd < 0) {
+		perror("bench-rules: mkstemp");
+		exit(1);
+	}
+	close(fd);
+	printf("first build in a fresh process (cold memory) and the second in it, 128 masks, CPU "
+	       "median [min, max] of %d processes; page faults per build (mean):\n", REPEATS);
+	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++) {
+		double ms[2][REPEATS], faults[2] = { 0, 0 };
+		char arg[16];
+		char *argv[] = { "/proc/self/exe", "--cold", arg, NULL };
+
+		snprintf(arg, sizeof(arg), "%u", flows[i]);
+		for (int r = 0; r < REPEATS; r++) {
+			FILE *f;
+			long fa[2];
+			int st, n = 0;
+
+			if (bench_child_cmd_cpu_s(argv, NULL, out, &st) < 0 || st != 0 ||
+			    !(f = fopen(out, "r"))) {
+				fprintf(stderr, "bench-rules: the --cold child failed\n");
+				exit(1);
+			}
+			n = fscanf(f, "%lf %ld %lf %ld", &ms[0][r], &fa[0], &ms[1][r], &fa[1]);
+			fclose(f);
+			if (n != 4) {
+				fprintf(stderr, "bench-rules: the --cold child printed no figures\n");
+				exit(1);
+			}
+			faults[0] += (double)fa[0] / REPEATS;
+			faults[1] += (double)fa[1] / REPEATS;
+		}
+		for (int k = 0; k < 2; k++) {
+			struct bench_spread s;
+
+			bench_spread_of(ms[k], REPEATS, &s);
+			printf("  %5u flows, %s build: %8.2f ms [%8.2f, %8.2f]  %6.1f ns per rule  "
+			       "%6.0f faults\n", flows[i], k ? "second" : "first ", s.median, s.min,
+			       s.max, s.median * 1e6 / (4.0 * flows[i]), faults[k]);
+		}
+	}
+	unlink(out);
+}
+
+/* The linearity table: plain builds in the steady state (one untimed build of the cell
+ * first), ns per rule against the 16K cell's. */
 static void linearity(void)
 {
 	static const uint32_t flows[] = { 16384, 32768, 65536 };
 	static const uint32_t masks[] = { 1, 8, 32, 128 };
 	double first[4] = { 0 };
-	struct job warm = { 0 };
 
-	set_masks(&warm, 65536, 128);
-	build_once(&warm);
-	printf("fresh plain build (gen_rules_build), CPU median [min, max] of %d; ns per rule and "
-	       "its ratio to 16384 flows at the same masks; page faults per build (mean):\n",
-	       REPEATS);
+	printf("plain build (gen_rules_build) after one of the same size, CPU median [min, max] of "
+	       "%d; ns per rule and its ratio to 16384 flows at the same masks; page faults per "
+	       "build (mean):\n", REPEATS);
 	printf("    flows  masks     rules         ms [min, max]              ns/rule  ratio  "
 	       "faults\n");
 	for (size_t i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
@@ -85,6 +158,7 @@ static void linearity(void)
 			long faults;
 
 			set_masks(&j, flows[i], masks[k]);
+			build_once(&j);
 			faults = minor_faults();
 			bench_repeat(build_once, &j, REPEATS, &s);
 			faults = minor_faults() - faults;
@@ -106,10 +180,13 @@ static void row(const char *what, struct job *j, double rules)
 	       s.min * 1e3, s.max * 1e3, s.median / rules * 1e9);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const uint32_t flows[] = { 16384, 32768, 65536 };
 
+	if (argc == 3 && strcmp(argv[1], "--cold") == 0)
+		return cold_child((uint32_t)strtoul(argv[2], NULL, 10));
+	cold();
 	linearity();
 	printf("rule sets at 128 masks on each side (4 rules per flow), CPU median [min, max] "
 	       "of %d:\n", REPEATS);

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 
 #include "generators/gen.h"
+#include "generators/gen_addr.h"
 
 #define GEN_MAX_FLOWS (1u << 20) /* most flows gen_rules_build accepts */
 
@@ -62,6 +63,35 @@ void gen_part_unref(struct gen_part *p);
  * (gen_parts.c). 0 or -ENOMEM. */
 int gen_rules_assemble(const struct gen_levels *l, struct gen_part *flows,
 		       struct gen_part *const host[GEN_HOSTS], struct gen_rules **out);
+
+/* Into PKT, every header field of the packet of flow FLOW (its entry F, PER_SUBNET
+ * containers per subnet) as it arrives at host H on direction D: what gen_flow_packet
+ * returns (gen_packet.c, kept as written: the reference test-generators compares every
+ * built rule against), written field by field (the rule builder's per-rule path: no checks,
+ * no clearing first). Forward traffic leaves the client (encap there) and enters the server (decap). */
+static inline void gen_flow_fill(const struct gen_flow_info *f, uint32_t per_subnet,
+				 enum gen_host h, enum gen_dir d, uint32_t flow,
+				 uint64_t pkt[TOPO_F_COUNT])
+{
+	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP), encap = d == GEN_ENCAP;
+	enum gen_host src_h = forward ? GEN_CLIENT : GEN_SERVER;
+	enum gen_host dst_h = forward ? GEN_SERVER : GEN_CLIENT;
+	uint32_t src_c = forward ? f->cli : f->srv, dst_c = forward ? f->srv : f->cli;
+
+	pkt[TOPO_F_IN_PORT] = encap ? gen_vf_port(per_subnet, f->subnet, src_c) : GEN_PORT_UPLINK;
+	pkt[TOPO_F_ETH_SRC] = gen_container_mac(src_h, f->subnet, src_c);
+	pkt[TOPO_F_ETH_DST] = gen_container_mac(dst_h, f->subnet, dst_c);
+	pkt[TOPO_F_ETH_TYPE] = 0x0800;
+	pkt[TOPO_F_IP_SRC] = gen_container_ip(src_h, f->subnet, src_c);
+	pkt[TOPO_F_IP_DST] = gen_container_ip(dst_h, f->subnet, dst_c);
+	pkt[TOPO_F_IP_PROTO] = 17;
+	pkt[TOPO_F_L4_SRC] = 49152u + (flow & 0x3fffu);
+	pkt[TOPO_F_L4_DST] = GEN_ROCE_PORT;
+	pkt[TOPO_F_TUN_ID] = encap ? 0 : GEN_VNI_BASE + f->subnet;
+	pkt[TOPO_F_TUN_SRC] = encap ? 0 : forward ? GEN_VTEP_CLIENT : GEN_VTEP_SERVER;
+	pkt[TOPO_F_TUN_DST] = encap ? 0 : forward ? GEN_VTEP_SERVER + f->ctx : GEN_VTEP_CLIENT;
+	pkt[TOPO_F_TUN_DPORT] = encap ? 0 : GEN_VXLAN_PORT;
+}
 
 static inline struct gen_rules_priv *gen_priv(struct gen_rules *r)
 {

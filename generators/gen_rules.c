@@ -26,7 +26,8 @@
  * and masks[h] only: what lets the cache (gen_rules_cache.c) reuse one host while the other
  * changes. Models: see gen_model.h. Build cost here is O(rules + containers + k * n^2):
  * rules go in through topology's fast path (a group reference per shape, an action-list id
- * per subnet or destination VF, per rule only the flow's packet, of which topology keeps the
+ * per subnet or destination VF, then the rules of a shape 64 at a time: per rule only the
+ * flow's packet, written field by field by gen_flow_fill, of which topology keeps the
  * shape's fields), into room reserved up front for the rules and their values.
  */
 #include <assert.h>
@@ -235,20 +236,17 @@ struct host_build {
 	uint32_t *act[GEN_DIRS];
 };
 
-/* The id of the action list of flow F's rule on side (h, d): encap pushes the subnet's VNI
- * and goes to the uplink; decap pops it and forwards to the destination container's VF. */
-static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs,
-			 struct host_build *hb, enum gen_host h, enum gen_dir d,
-			 const struct gen_flow_info *f)
+/* The id of the action list of flow F's rule on side (h, d), made and interned now: encap
+ * pushes the subnet's VNI and goes to the uplink; decap pops it and forwards to the
+ * destination container's VF. Out of line: once per subnet or destination VF. */
+static __attribute__((noinline)) long make_actions(const struct gen_rules_priv *p,
+						   struct topo_ruleset *rs, enum gen_dir d,
+						   const struct gen_flow_info *f, uint32_t dst,
+						   uint32_t *id)
 {
-	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
-	uint32_t dst = forward ? f->srv : f->cli;
-	uint32_t *id = &hb->act[d][d == GEN_ENCAP ? f->subnet : f->subnet * p->per_subnet + dst];
 	struct topo_action_list a;
 	long rc;
 
-	if (*id != UINT32_MAX)
-		return *id;
 	memset(&a, 0, sizeof(a));
 	a.n = 2;
 	if (d == GEN_ENCAP) {
@@ -265,6 +263,19 @@ static long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs
 	return rc;
 }
 
+/* The id of the action list of flow F's rule on side (h, d): one per subnet (encap) or
+ * destination VF (decap), made the first time it is needed. */
+static inline long rule_actions(const struct gen_rules_priv *p, struct topo_ruleset *rs,
+				struct host_build *hb, enum gen_host h, enum gen_dir d,
+				const struct gen_flow_info *f)
+{
+	bool forward = (h == GEN_CLIENT) == (d == GEN_ENCAP);
+	uint32_t dst = forward ? f->srv : f->cli;
+	uint32_t *id = &hb->act[d][d == GEN_ENCAP ? f->subnet : f->subnet * p->per_subnet + dst];
+
+	return *id != UINT32_MAX ? (long)*id : make_actions(p, rs, d, f, dst, id);
+}
+
 /* Shape S of direction D: its mask and its group's priority, in TABLE. */
 static void shape_info(enum gen_dir d, uint32_t s, uint32_t table, struct side_shape *out)
 {
@@ -274,26 +285,54 @@ static void shape_info(enum gen_dir d, uint32_t s, uint32_t table, struct side_s
 	out->prio = (d == GEN_ENCAP ? GEN_PRIO_ENCAP : GEN_PRIO_DECAP) + s;
 }
 
-/* Rule of flow FLOW on side (h, d) in shape S: its values are the flow's packet
- * (gen_flow_packet) on the shape's fields. 0 or a negative errno. */
-static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
-		    enum gen_host h, enum gen_dir d, uint32_t s, uint32_t flow)
-{
-	struct side_shape *sh = &hb->shape[d][s];
-	uint64_t pkt[TOPO_F_COUNT];
-	long act = rule_actions(p, rs, hb, h, d, &p->flow[flow]);
-	int rc;
+/* Rules of side (h, d) gathered for one shape's group, added together
+ * (topo_ruleset_add_rules_ref): each one's flow packet, action-list id and flow id + 1. */
+#define BATCH 64
+struct rule_batch {
+	uint64_t pkt[BATCH][TOPO_F_COUNT];
+	uint32_t act[BATCH], flow[BATCH];
+	uint32_t n;
+};
 
-	if (act < 0)
-		return (int)act;
-	gen_flow_packet(&p->pub, h, d, flow, pkt);
-	rc = topo_ruleset_add_rule_ref(rs, &sh->ref, pkt, (uint32_t)act, flow + 1);
+/* Add the rules of B to shape SH's group, and empty B. 0 or a negative errno. */
+static int batch_flush(struct topo_ruleset *rs, struct side_shape *sh, struct rule_batch *b)
+{
+	int rc = topo_ruleset_add_rules_ref(rs, &sh->ref, b->n, b->pkt, b->act, b->flow);
+
 	if (rc == -ESTALE) { /* a group made since moved this one: look it up again */
 		rc = topo_ruleset_group_ref(rs, sh->table, &sh->mask, sh->prio, &sh->ref);
 		if (rc == 0)
-			rc = topo_ruleset_add_rule_ref(rs, &sh->ref, pkt, (uint32_t)act, flow + 1);
+			rc = topo_ruleset_add_rules_ref(rs, &sh->ref, b->n, b->pkt, b->act, b->flow);
 	}
-	return rc < 0 ? rc : 0;
+	b->n = 0;
+	return rc;
+}
+
+/* Rule of flow FLOW on side (h, d) into B: its values are the flow's packet (the same as
+ * gen_flow_packet's), of which topology keeps the shape's fields. 0 or a negative errno. */
+static inline __attribute__((always_inline)) int
+batch_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+	   enum gen_host h, enum gen_dir d, uint32_t flow, struct rule_batch *b)
+{
+	const struct gen_flow_info *f = &p->flow[flow];
+	long act = rule_actions(p, rs, hb, h, d, f);
+
+	if (act < 0)
+		return (int)act;
+	gen_flow_fill(f, p->per_subnet, h, d, flow, b->pkt[b->n]);
+	b->act[b->n] = (uint32_t)act;
+	b->flow[b->n++] = flow + 1;
+	return 0;
+}
+
+/* Rule of flow FLOW on side (h, d) in shape S, on its own. 0 or a negative errno. */
+static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		    enum gen_host h, enum gen_dir d, uint32_t s, uint32_t flow,
+		    struct rule_batch *b)
+{
+	int rc = batch_rule(p, rs, hb, h, d, flow, b);
+
+	return rc < 0 ? rc : batch_flush(rs, &hb->shape[d][s], b);
 }
 
 #define FETCH_AHEAD 8 /* rules ahead whose flow is fetched into the cache */
@@ -302,7 +341,7 @@ static int add_rule(struct gen_rules_priv *p, struct topo_ruleset *rs, struct ho
  * each shape's group made just before. */
 static int add_firsts(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
 		      enum gen_host h, enum gen_dir d, uint32_t m, uint32_t table,
-		      const uint32_t *perm)
+		      const uint32_t *perm, struct rule_batch *b)
 {
 	int rc = 0;
 
@@ -312,17 +351,19 @@ static int add_firsts(struct gen_rules_priv *p, struct topo_ruleset *rs, struct 
 		shape_info(d, s, table, sh);
 		rc = topo_ruleset_group_ref(rs, table, &sh->mask, sh->prio, &sh->ref);
 		if (rc == 0)
-			rc = add_rule(p, rs, hb, h, d, s, perm[s]);
+			rc = add_rule(p, rs, hb, h, d, s, perm[s], b);
 	}
 	return rc;
 }
 
 /* The rest of side (h, d)'s rules, shape by shape: shape s holds the flows j = s + m,
  * s + 2m, ... of PERM. They are gathered in that order into SEQ first (F entries), so that
- * adding reads them in sequence. */
-static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
-		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm,
-		    uint32_t *seq)
+ * adding reads them in sequence; they go in BATCH at a time. Inlined for each (h, d) (see
+ * add_rest), so that the packet of each is worked out with constants. */
+static inline __attribute__((always_inline)) int
+add_rest_side(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+	      enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm, uint32_t *seq,
+	      struct rule_batch *b)
 {
 	uint32_t F = p->pub.flows, n = 0;
 	int rc = 0;
@@ -330,13 +371,30 @@ static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct ho
 	for (uint32_t s = 0; s < m; s++)
 		for (uint32_t j = s + m; j < F; j += m)
 			seq[n++] = perm[j];
-	for (uint32_t s = 0, i = 0; rc == 0 && s < m; s++)
+	for (uint32_t s = 0, i = 0; rc == 0 && s < m; s++) {
 		for (uint32_t j = s + m; rc == 0 && j < F; j += m, i++) {
 			if (i + FETCH_AHEAD < n) /* the flows come in permuted order */
 				__builtin_prefetch(&p->flow[seq[i + FETCH_AHEAD]]);
-			rc = add_rule(p, rs, hb, h, d, s, seq[i]);
+			rc = batch_rule(p, rs, hb, h, d, seq[i], b);
+			if (rc == 0 && b->n == BATCH)
+				rc = batch_flush(rs, &hb->shape[d][s], b);
 		}
+		if (rc == 0 && b->n)
+			rc = batch_flush(rs, &hb->shape[d][s], b);
+	}
 	return rc;
+}
+
+static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
+		    enum gen_host h, enum gen_dir d, uint32_t m, const uint32_t *perm,
+		    uint32_t *seq, struct rule_batch *b)
+{
+	if (h == GEN_CLIENT)
+		return d == GEN_ENCAP
+			       ? add_rest_side(p, rs, hb, GEN_CLIENT, GEN_ENCAP, m, perm, seq, b)
+			       : add_rest_side(p, rs, hb, GEN_CLIENT, GEN_DECAP, m, perm, seq, b);
+	return d == GEN_ENCAP ? add_rest_side(p, rs, hb, GEN_SERVER, GEN_ENCAP, m, perm, seq, b)
+			      : add_rest_side(p, rs, hb, GEN_SERVER, GEN_DECAP, m, perm, seq, b);
 }
 
 /* Both sides of host H: the first rule of every shape (both directions; each shape's group
@@ -344,7 +402,7 @@ static int add_rest(struct gen_rules_priv *p, struct topo_ruleset *rs, struct ho
  * pass over all rules in topology, adding to the group just used is cheap. */
 static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs, struct host_build *hb,
 		     const struct gen_placement *pl, const struct gen_levels *l, enum gen_host h,
-		     uint64_t seed, uint32_t *perm[GEN_DIRS + 1])
+		     uint64_t seed, uint32_t *perm[GEN_DIRS + 1], struct rule_batch *b)
 {
 	uint32_t F = p->pub.flows;
 	int rc = 0;
@@ -357,14 +415,14 @@ static int add_sides(struct gen_rules_priv *p, struct topo_ruleset *rs, struct h
 				continue;
 			if (pass == 1) {
 				rc = add_rest(p, rs, hb, h, (enum gen_dir)d, m, perm[d],
-					      perm[GEN_DIRS]);
+					      perm[GEN_DIRS], b);
 				continue;
 			}
 			side_perm(F, m, h, (enum gen_dir)d, seed, gen_layout_shift(l->layout, F),
 				  perm[d], perm[GEN_DIRS]);
 			rc = add_firsts(p, rs, hb, h, (enum gen_dir)d, m,
 					d == GEN_ENCAP ? pl->encap_table : pl->decap_table,
-					perm[d]);
+					perm[d], b);
 		}
 	return rc;
 }
@@ -437,6 +495,7 @@ static int fill_host(struct gen_rules_priv *v, struct topo_ruleset *rs,
 	uint32_t *perm = malloc(sizeof(*perm) * 3 * (l->flows ? l->flows : 1));
 	uint32_t *perms[GEN_DIRS + 1]; /* encap, decap, and the layout's scratch */
 	uint32_t k = v->pub.subnets, n = v->per_subnet;
+	struct rule_batch batch = { .n = 0 };
 	struct host_build hb;
 	int rc;
 
@@ -456,7 +515,7 @@ static int fill_host(struct gen_rules_priv *v, struct topo_ruleset *rs,
 	if (rc == 0)
 		rc = reserve_sides(rs, l, h);
 	if (rc == 0)
-		rc = add_sides(v, rs, &hb, pl, l, h, seed, perms);
+		rc = add_sides(v, rs, &hb, pl, l, h, seed, perms, &batch);
 	host_build_free(&hb);
 	free(perm);
 	return rc;

@@ -466,6 +466,54 @@ static void test_generators_rules_valid(void **state)
 	gen_rules_free(NULL);
 }
 
+/* Every rule's values are its flow's packet (gen_flow_packet, the reference) cut to the
+ * rule's mask: over shapes of both families, several flow counts, subnets, encap contexts
+ * and layouts (the builder writes packets its own way, batch by batch). */
+static void test_generators_rules_values_are_packets(void **state)
+{
+	static const uint32_t cfg[][8] = {
+		/* flows subnets ce cd se sd contexts layout */
+		{ 16, 1, 1, 1, 1, 1, 0, 0 },	  { 100, 3, 7, 2, 5, 64, 5, 1 },
+		{ 1024, 4, 128, 128, 128, 128, 0, 3 }, { 257, 64, 2, 4, 8, 16, 64, 0 },
+		{ 3000, 1, 768, 640, 1, 640, 7, 2 },   { 5000, 9, 33, 0, 200, 77, 0, 5 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		struct gen_levels l = levels(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3], cfg[i][4],
+					     cfg[i][5]);
+		struct gen_rules *r;
+		size_t checked = 0;
+
+		l.encap_contexts = cfg[i][6];
+		l.layout = cfg[i][7];
+		r = build(&l, 2000 + i);
+		for (int h = 0; h < GEN_HOSTS; h++)
+			for (size_t k = 0; k < topo_ruleset_n_rules(r->host[h]); k++) {
+				const struct topo_rule *rule = topo_ruleset_rule(r->host[h], k);
+				enum gen_dir d = rule_is(rule, GEN_ENCAP) ? GEN_ENCAP : GEN_DECAP;
+				struct topo_match want = { .mask = rule->match.mask };
+
+				if (!rule_is(rule, d))
+					continue; /* not a side rule (models' goto rules) */
+				assert_true(rule->flow >= 1 && rule->flow <= l.flows);
+				assert_int_equal(gen_flow_packet(r, (enum gen_host)h, d,
+								 rule->flow - 1, want.value), 0);
+				topo_match_normalise(&want);
+				for (unsigned f = 0; f < TOPO_F_COUNT; f++)
+					if (!topo_mask_has(&want.mask, (enum topo_field)f))
+						want.value[f] = 0;
+				if (memcmp(want.value, rule->match.value, sizeof(want.value)) != 0)
+					fail_msg("config %u host %d rule %zu (flow %u): values differ "
+						 "from the flow's packet", i, h, k, rule->flow - 1);
+				checked++;
+			}
+		assert_int_equal(checked, (size_t)l.flows * ((cfg[i][2] > 0) + (cfg[i][3] > 0) +
+							     (cfg[i][4] > 0) + (cfg[i][5] > 0)));
+		gen_rules_free(r);
+	}
+}
+
 static void test_generators_rules_large(void **state)
 {
 	struct gen_levels l = levels(16384, 1, 128, 128, 128, 128);
@@ -863,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_generators_sweep_geometric),
 		cmocka_unit_test(test_generators_shapes_distinct),
 		cmocka_unit_test(test_generators_rules_valid),
+		cmocka_unit_test(test_generators_rules_values_are_packets),
 		cmocka_unit_test(test_generators_rules_large),
 		cmocka_unit_test(test_generators_rules_ports),
 		cmocka_unit_test(test_generators_rules_deterministic),

@@ -327,6 +327,108 @@ static void test_topology_ruleset_fast_path(void **state)
 	topo_ruleset_free(b);
 }
 
+/* Rules added N at a time (topo_ruleset_add_rules_ref) are those of N single adds, across
+ * room that grows (no reservation) and two masks; an unknown action-list id adds nothing;
+ * a stale reference is refused. */
+static void test_topology_ruleset_batch(void **state)
+{
+	static const char *const masks[2] = { "in_port,ip_dst/24,eth_src,tun_dst/16", "l4_src" };
+	struct topo_ruleset *a = host(), *b = host();
+	struct topo_action_list up = acts(2, TOPO_ACT_ENCAP, VNI_A, TOPO_ACT_FWD_UPLINK, 0);
+	struct topo_action_list vf = acts(2, TOPO_ACT_DECAP, 0, TOPO_ACT_FWD_VF, VF_A);
+	static uint64_t v[300][TOPO_F_COUNT];
+	uint32_t act[300], flow[300];
+	struct topo_group_ref ra[2], rb[2], other;
+	long id[2];
+
+	(void)state;
+	id[0] = topo_ruleset_actions_id(b, &up);
+	id[1] = topo_ruleset_actions_id(b, &vf);
+	assert_int_equal(topo_ruleset_actions_id(a, &up), id[0]);
+	assert_int_equal(topo_ruleset_actions_id(a, &vf), id[1]);
+	for (int g = 0; g < 2; g++) {
+		struct topo_mask m;
+
+		assert_int_equal(topo_mask_parse(masks[g], &m, NULL), 0);
+		assert_int_equal(topo_ruleset_group_ref(a, 0, &m, 3 + (uint32_t)g, &ra[g]), 0);
+		assert_int_equal(topo_ruleset_group_ref(b, 0, &m, 3 + (uint32_t)g, &rb[g]), 0);
+	}
+	for (uint32_t i = 0; i < 300; i++) {
+		for (unsigned f = 0; f < TOPO_F_COUNT; f++)
+			v[i][f] = 0x0123456789abcdefull * (i + 1) + f * 0x9e3779b9u;
+		act[i] = (uint32_t)id[i % 3 == 0];
+		flow[i] = i + 1;
+	}
+	for (uint32_t i = 0; i < 300; i++)
+		assert_int_equal(topo_ruleset_add_rule_ref(a, &ra[i >= 200], v[i], act[i], flow[i]),
+				 (int)i);
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[0], 1, v, act, flow), 0);
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[0], 0, NULL, NULL, NULL), 0);
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[0], 199, v + 1, act + 1, flow + 1), 0);
+	act[250] = 7; /* no such list */
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[1], 100, v + 200, act + 200,
+						    flow + 200), -EINVAL);
+	assert_int_equal(topo_ruleset_n_rules(b), 200);
+	act[250] = (uint32_t)id[0];
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[1], 100, v + 200, act + 200,
+						    flow + 200), 0);
+	assert_int_equal(topo_ruleset_n_rules(b), 300);
+	assert_int_equal(topo_ruleset_group(b, 1)->n_rules, 100);
+	for (size_t i = 0; i < 300; i++)
+		assert_memory_equal(topo_ruleset_rule(a, i), topo_ruleset_rule(b, i),
+				    sizeof(struct topo_rule));
+	assert_int_equal(topo_ruleset_check(b, NULL, 0), topo_ruleset_check(a, NULL, 0));
+	/* a group made before both moves them: the references are stale */
+	assert_int_equal(topo_ruleset_group_ref(b, 0, &topo_ruleset_group(b, 0)->mask, 1, &other),
+			 0);
+	assert_int_equal(topo_ruleset_add_rules_ref(b, &rb[1], 1, v, act, flow), -ESTALE);
+	assert_int_equal(topo_ruleset_add_rules_ref(NULL, &rb[1], 1, v, act, flow), -EINVAL);
+	assert_int_equal(topo_ruleset_n_rules(b), 300);
+	topo_ruleset_free(a);
+	topo_ruleset_free(b);
+}
+
+/* A freed rule set's large storage is kept for the next rule set (which takes it: the
+ * bytes held go down again), within the bound of 48 MiB; a block over the bound, and small
+ * arrays, are not kept; topo_storage_release gives everything back. */
+static void test_topology_storage_kept(void **state)
+{
+	struct topo_ruleset *rs[10];
+	size_t held;
+
+	(void)state;
+	topo_storage_release();
+	assert_int_equal(topo_storage_held(), 0);
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 100000), 0);
+	topo_ruleset_free(rs[0]);
+	held = topo_storage_held();
+	assert_true(held >= 100000 * 16); /* 16-byte records */
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 100000), 0); /* takes the block */
+	assert_int_equal(topo_storage_held(), 0);
+	assert_int_equal(topo_ruleset_bytes(rs[0]) >= 100000 * 16, 1);
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), held);
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], 1000), 0); /* small: malloc's */
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), held);
+	for (int i = 0; i < 10; i++) {
+		rs[i] = topo_ruleset_new();
+		assert_int_equal(topo_ruleset_reserve(rs[i], 500000 + (size_t)i), 0);
+	}
+	for (int i = 0; i < 10; i++)
+		topo_ruleset_free(rs[i]);
+	assert_true(topo_storage_held() <= (size_t)48 << 20);
+	assert_true(topo_storage_held() >= (size_t)5 * 500000 * 16);
+	topo_storage_release();
+	rs[0] = topo_ruleset_new();
+	assert_int_equal(topo_ruleset_reserve(rs[0], (size_t)4 << 20), 0); /* 64 MiB */
+	topo_ruleset_free(rs[0]);
+	assert_int_equal(topo_storage_held(), 0);
+}
+
 static void test_topology_classify_probes(void **state)
 {
 	struct topo_ruleset *rs = host();
@@ -1054,6 +1156,8 @@ int main(void)
 		cmocka_unit_test(test_topology_match_covers_hits),
 		cmocka_unit_test(test_topology_ruleset_groups),
 		cmocka_unit_test(test_topology_ruleset_fast_path),
+		cmocka_unit_test(test_topology_ruleset_batch),
+		cmocka_unit_test(test_topology_storage_kept),
 		cmocka_unit_test(test_topology_classify_probes),
 		cmocka_unit_test(test_topology_classify_matches_reference),
 		cmocka_unit_test(test_topology_ruleset_check_rule_reasons),

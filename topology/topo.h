@@ -196,6 +196,14 @@ int topo_ruleset_group_ref(struct topo_ruleset *rs, uint32_t table, const struct
 long topo_ruleset_actions_id(struct topo_ruleset *rs, const struct topo_action_list *a);
 int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_ref *ref,
 			      const uint64_t values[TOPO_F_COUNT], uint32_t act, uint32_t flow);
+/* N rules of the group REF at once: rule i has the header values VALUES[i] (read and cut
+ * as topo_ruleset_add_rule_ref does), the action-list id ACT[i] and the flow FLOW[i]. The
+ * rules are those of N calls of topo_ruleset_add_rule_ref, in order; the group's plan and
+ * the room are looked up once. 0, -ESTALE, -EINVAL (an unknown action-list id: nothing is
+ * added), -ENOSPC or -ENOMEM. */
+int topo_ruleset_add_rules_ref(struct topo_ruleset *rs, const struct topo_group_ref *ref,
+			       size_t n, const uint64_t (*values)[TOPO_F_COUNT],
+			       const uint32_t *act, const uint32_t *flow);
 /* Make room for N_RULES rules in all (no reallocation until then): a builder that
  * knows its rule count calls it first. 0, -EINVAL or -ENOMEM. */
 int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
@@ -205,6 +213,11 @@ int topo_ruleset_reserve(struct topo_ruleset *rs, size_t n_rules);
  * mask). */
 int topo_ruleset_reserve_values(struct topo_ruleset *rs, const struct topo_mask *m,
 				size_t n_rules);
+/* Rule storage that freed rule sets left for the next ones (large arrays only, bounded:
+ * topo_blocks.c), so that building rule set after rule set does not take fresh memory from
+ * the kernel each time: the bytes held now, and giving them all back (also done at exit). */
+size_t topo_storage_held(void);
+void topo_storage_release(void);
 /* Bytes of memory the rule set holds (its arrays and indexes, allocated capacity). */
 size_t topo_ruleset_bytes(const struct topo_ruleset *rs);
 /* Remove rule I (indices above it shift down; empty groups stay, as mlx5 matchers do). */

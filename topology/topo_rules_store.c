@@ -18,36 +18,43 @@
 
 #define MACS ((1u << TOPO_F_ETH_SRC) | (1u << TOPO_F_ETH_DST))
 
+/* *ARR (*CAP elements of SZ bytes) moved into room for NCAP elements: a kept block that fits
+ * (topo_blocks.c: large arrays only), else realloc. 0 or -ENOMEM (*ARR as it was). */
+static int resize(void **arr, size_t *cap, size_t ncap, size_t sz)
+{
+	void *p = topo__block_take(ncap * sz);
+
+	if (p) {
+		if (*arr)
+			memcpy(p, *arr, *cap * sz);
+		topo__block_put(*arr, *cap * sz);
+	} else {
+		p = realloc(*arr, ncap * sz);
+		if (!p)
+			return -ENOMEM;
+	}
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
 int topo__grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
 	size_t ncap;
-	void *p;
 
 	if (need <= *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 16;
 	while (ncap < need)
 		ncap *= 2;
-	p = realloc(*arr, ncap * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return resize(arr, cap, ncap, sz);
 }
 
 int topo__reserve(void **arr, size_t *cap, size_t need, size_t sz)
 {
-	void *p;
-
 	if (need <= *cap)
 		return 0;
-	p = realloc(*arr, need * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = need;
-	return 0;
+	return resize(arr, cap, need, sz);
 }
 
 void topo__rule_values(const struct topo_ruleset *rs, size_t i, uint64_t v[TOPO_F_COUNT])
@@ -129,28 +136,74 @@ static void pack_words(const struct topo__plan *p, const uint64_t v[TOPO_F_COUNT
 	}
 }
 
+/* Room in RS's words for N_WORDS more (and the packing's word of room beyond): the room
+ * reserved (topo_ruleset_reserve_values) when it is enough, else doubling. 0, -ENOSPC or
+ * -ENOMEM. */
+static int words_room(struct topo_ruleset *rs, size_t n_words)
+{
+	size_t need = rs->n_words + n_words + 1u;
+
+	if (need + TOPO_F_COUNT * 2 > UINT32_MAX)
+		return -ENOSPC;
+	if (need <= rs->cap_words)
+		return 0;
+	return rs->words_res >= need ? topo__reserve((void **)&rs->words, &rs->cap_words,
+						      rs->words_res, sizeof(*rs->words))
+				     : topo__grow((void **)&rs->words, &rs->cap_words, need,
+						  sizeof(*rs->words));
+}
+
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		       const uint64_t v[TOPO_F_COUNT])
 {
 	const struct topo__plan *p = plan_for(rs, m);
 	size_t off = rs->n_words;
+	int rc = words_room(rs, p->words);
 
-	if (off + TOPO_F_COUNT * 2 > UINT32_MAX)
-		return -ENOSPC;
-	/* one word of room beyond: every field stores two words and moves on by its width */
-	if (off + p->words + 1u > rs->cap_words) { /* reserved room, else doubling */
-		size_t need = off + p->words + 1u;
-		int rc = rs->words_res >= need ? topo__reserve((void **)&rs->words, &rs->cap_words,
-							      rs->words_res, sizeof(*rs->words))
-					       : topo__grow((void **)&rs->words, &rs->cap_words, need,
-							    sizeof(*rs->words));
-
-		if (rc)
-			return rc;
-	}
+	if (rc)
+		return rc;
 	pack_words(p, v, &rs->words[off]);
 	rs->n_words = off + p->words;
 	return (long)off;
+}
+
+/* Field FIELD (significant bits BITS, two words when WIDE) of the N value arrays V, into
+ * W, W + STRIDE, ...: one field of every rule at a time, so that the loop holds its plan
+ * in registers. */
+static void pack_column(size_t n, const uint64_t (*v)[TOPO_F_COUNT], unsigned field,
+			uint64_t bits, bool wide, unsigned stride, uint32_t *restrict w)
+{
+	if (wide) {
+		for (size_t i = 0; i < n; i++, w += stride) {
+			uint64_t x = v[i][field] & bits;
+
+			w[0] = (uint32_t)x;
+			w[1] = (uint32_t)(x >> 32);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++, w += stride)
+		w[0] = (uint32_t)(v[i][field] & bits);
+}
+
+int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n,
+		    const uint64_t (*v)[TOPO_F_COUNT], size_t *off)
+{
+	const struct topo__plan *p = plan_for(rs, m);
+	uint32_t *w;
+	int rc;
+
+	if (n > (UINT32_MAX - rs->n_words) / (p->words ? p->words : 1u))
+		return -ENOSPC;
+	rc = words_room(rs, n * p->words);
+	if (rc)
+		return rc;
+	*off = rs->n_words;
+	w = &rs->words[rs->n_words];
+	for (unsigned k = 0, at = 0; k < p->nf; at += 1u + p->wide[k++])
+		pack_column(n, v, p->field[k], p->bits[k], p->wide[k], p->words, w + at);
+	rs->n_words += n * p->words;
+	return 0;
 }
 
 static uint64_t actions_hash(const struct topo_action_list *a)

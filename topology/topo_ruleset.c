@@ -32,8 +32,8 @@ void topo_ruleset_free(struct topo_ruleset *rs)
 	free(rs->ports);
 	free(rs->groups);
 	free(rs->group_seq);
-	free(rs->recs);
-	free(rs->words);
+	topo__block_put(rs->recs, rs->cap_rules * sizeof(*rs->recs)); /* kept for the next */
+	topo__block_put(rs->words, rs->cap_words * sizeof(*rs->words));
 	free(rs->acts);
 	free(rs->aix);
 	topo__index_drop(rs);

@@ -5,8 +5,9 @@
  * normalised, action list interned). Builders that add many rules of few groups and few
  * action lists (the generators) take the fast path: a reference to the group and an id of
  * the action list, each obtained (and checked) once, then per rule only its values (say a
- * packet's header, of which the mask's fields are kept); the rule stored is the same as
- * topo_ruleset_add_rule would store.
+ * packet's header, of which the mask's fields are kept), or a batch of rules of one group at
+ * once (topo_ruleset_add_rules_ref: the checks and the packing plan once per batch); the
+ * rule stored is the same as topo_ruleset_add_rule would store.
  */
 #include "topology/topo.h"
 #include "topology/topo_internal.h"
@@ -30,20 +31,19 @@ static int find_or_add_group(struct topo_ruleset *rs, uint32_t table,
 		if (g->table == table && g->priority == priority && topo_mask_equal(&g->mask, mask))
 			return (int)last;
 	}
-	for (size_t i = 0; i < rs->n_groups; i++) {
+	/* groups are sorted by (table, priority, seq): from the last one down, those above the
+	 * key (the new group goes before them), those of the key (one may be the group), then
+	 * stop; a builder making groups in key order stops at once */
+	for (size_t i = rs->n_groups; i-- > 0;) {
 		const struct topo_group *g = &rs->groups[i];
 
-		if (g->table == table && g->priority == priority && topo_mask_equal(&g->mask, mask))
-			return (int)i;
-	}
-	/* sorted by (table, priority, seq): new group goes after every group <= its key */
-	for (size_t i = 0; i < rs->n_groups; i++) {
-		const struct topo_group *g = &rs->groups[i];
-
-		if (g->table > table || (g->table == table && g->priority > priority)) {
+		if (g->table > table || (g->table == table && g->priority > priority))
 			pos = i;
+		else if (g->table == table && g->priority == priority) {
+			if (topo_mask_equal(&g->mask, mask))
+				return (int)i;
+		} else
 			break;
-		}
 	}
 	if (topo__grow((void **)&rs->groups, &rs->cap_groups, rs->n_groups + 1, sizeof(*rs->groups)))
 		return -ENOMEM;
@@ -219,4 +219,39 @@ int topo_ruleset_add_rule_ref(struct topo_ruleset *rs, const struct topo_group_r
 	rules_changed(rs);
 	rs->groups[ref->index].n_rules++;
 	return (int)rs->n_rules++;
+}
+
+int topo_ruleset_add_rules_ref(struct topo_ruleset *rs, const struct topo_group_ref *ref,
+			       size_t n, const uint64_t (*values)[TOPO_F_COUNT],
+			       const uint32_t *act, const uint32_t *flow)
+{
+	struct topo__rec *r;
+	size_t off, words;
+	int rc;
+
+	if (!rs || !ref || (n && (!values || !act || !flow)))
+		return -EINVAL;
+	if (ref->index >= rs->n_groups || rs->group_seq[ref->index] != ref->seq)
+		return -ESTALE;
+	for (size_t i = 0; i < n; i++)
+		if (act[i] >= rs->n_acts)
+			return -EINVAL;
+	if (n > (size_t)INT32_MAX - rs->n_rules)
+		return -ENOSPC;
+	if (rs->n_rules + n > rs->cap_rules &&
+	    topo__grow((void **)&rs->recs, &rs->cap_rules, rs->n_rules + n, sizeof(*rs->recs)))
+		return -ENOMEM;
+	rc = topo__pack_many(rs, &rs->groups[ref->index].mask, n, values, &off);
+	if (rc)
+		return rc;
+	words = topo__value_words(&rs->groups[ref->index].mask);
+	r = &rs->recs[rs->n_rules];
+	for (size_t i = 0; i < n; i++, off += words)
+		r[i] = (struct topo__rec){ .group = ref->index, .flow = flow[i], .act = act[i],
+					   .voff = (uint32_t)off };
+	if (n)
+		rules_changed(rs);
+	rs->groups[ref->index].n_rules += (uint32_t)n;
+	rs->n_rules += n;
+	return 0;
 }

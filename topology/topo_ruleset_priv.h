@@ -102,10 +102,22 @@ int topo__index_alloc(uint32_t **tab, size_t *cap, size_t n);
  * -ENOMEM / -ENOSPC. */
 long topo__pack_values(struct topo_ruleset *rs, const struct topo_mask *m,
 		       const uint64_t v[TOPO_F_COUNT]);
+/* Append the words of the N value arrays V under mask M (as topo__pack_values, the plan
+ * looked up once); rule i's words start at *OFF + i * topo__value_words(M). 0, -ENOMEM or
+ * -ENOSPC (nothing appended). */
+int topo__pack_many(struct topo_ruleset *rs, const struct topo_mask *m, size_t n,
+		    const uint64_t (*v)[TOPO_F_COUNT], size_t *off);
 /* Grow *ARR (element size SZ) so that it holds at least NEED elements: doubling (grow) or
  * to exactly NEED (reserve: a builder that knows its sizes). 0 or -ENOMEM. */
 int topo__grow(void **arr, size_t *cap, size_t need, size_t sz);
 int topo__reserve(void **arr, size_t *cap, size_t need, size_t sz);
+
+/* Large rule storage kept for the next rule set (topo_blocks.c): arrays of at least
+ * TOPO_BLOCK_MIN bytes. take: a kept malloc block of at least BYTES (at most twice that), or
+ * NULL (then malloc); put: P (BYTES long; NULL ok) kept, or freed. */
+#define TOPO_BLOCK_MIN ((size_t)256 << 10)
+void *topo__block_take(size_t bytes);
+void topo__block_put(void *p, size_t bytes);
 
 /* The full records (topo_rules_view.c): built on first use, NULL when out of memory;
  * dropped after a change; their bytes (0 when none). */
