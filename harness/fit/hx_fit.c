@@ -356,48 +356,24 @@ static double median(const struct rec *r, size_t n)
 	return n % 2 ? r[n / 2].v : 0.5 * (r[n / 2 - 1].v + r[n / 2].v);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, size_t n) /* sorts V */
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Mean of V[0..N) without gross outliers, as the harness summarises repeats
- * (hx_summarise_robust): with 4 or more values, those farther than 4 MADs and 10% from the
- * median are left out (at least 3 kept). One trial in a hundred runs 1.5x slow; with one
- * trial per layout, it is a whole layout's value. *SE: the standard error of that mean
+/* Mean of V[0..N) (N <= HX_LAYOUT_MAX) without gross outliers, as the harness summarises
+ * repeats (hx_layout_screen: with 4 or more values, those farther than 4 MADs and 10% from
+ * the median are left out, at least 3 kept). One trial in a hundred runs 1.5x slow; with
+ * one trial per layout, it is a whole layout's value. *SE: the standard error of that mean
  * (the kept values' sd over the square root of their number; NAN with fewer than 2). */
-static double robust_mean(const double *v, size_t n, double *scratch, double *se)
+static double robust_mean(const double *v, size_t n, double *se)
 {
-	double med, mad, sum = 0, ss = 0, mean;
+	bool keep[HX_LAYOUT_MAX];
+	double sum = 0, ss = 0, mean;
 	size_t k = 0;
-	bool all;
 
-	memcpy(scratch, v, n * sizeof(*v));
-	med = median_of(scratch, n);
+	hx_layout_screen(v, n, keep);
 	for (size_t i = 0; i < n; i++)
-		scratch[i] = fabs(v[i] - med);
-	mad = 1.4826 * median_of(scratch, n);
-	for (size_t i = 0; i < n; i++)
-		if (n < 4 || fabs(v[i] - med) <= 4 * mad || fabs(v[i] - med) <= 0.1 * fabs(med))
+		if (keep[i])
 			sum += v[i], k++;
-	all = k < 3 && n >= 4;
-	if (all) {
-		sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += v[i];
-		k = n;
-	}
 	mean = sum / (double)k;
 	for (size_t i = 0; i < n; i++)
-		if (all || n < 4 || fabs(v[i] - med) <= 4 * mad || fabs(v[i] - med) <= 0.1 * fabs(med))
+		if (keep[i])
 			ss += (v[i] - mean) * (v[i] - mean);
 	*se = k > 1 ? sqrt(ss / (double)(k - 1) / (double)k) : NAN;
 	return mean;
@@ -411,7 +387,7 @@ static double covariate_value(const struct collect *k, const struct rec *const *
 {
 	struct hx_layout_obs o[HX_LAYOUT_MAX];
 
-	if (!k->memo || n > HX_LAYOUT_MAX)
+	if (!k->memo)
 		return NAN;
 	for (size_t i = 0; i < n; i++) {
 		struct gen_layout_cov c;
@@ -429,7 +405,7 @@ static double covariate_value(const struct collect *k, const struct rec *const *
  * standard error over the layouts (NAN for one layout). NAN on no memory. */
 static double point_value(const struct collect *k, const struct rec *r, size_t n, double *se)
 {
-	double *v = malloc(2 * n * sizeof(*v)), out;
+	double *v = malloc(n * sizeof(*v)), out;
 	const struct rec **first = malloc(n * sizeof(*first));
 	size_t layouts = 0;
 
@@ -447,7 +423,7 @@ static double point_value(const struct collect *k, const struct rec *r, size_t n
 	}
 	out = layouts == 1 ? v[0] : covariate_value(k, first, v, layouts, se);
 	if (layouts > 1 && isnan(out))
-		out = robust_mean(v, layouts, v + n, se);
+		out = robust_mean(v, layouts, se);
 	free(first);
 	if (layouts > 1)
 		*se = fabs(out) > 0 ? *se / fabs(out) : NAN;
@@ -467,9 +443,8 @@ static void point_noise(struct hx_fit_data *d, double *se, size_t n)
 	d->point_se_max = d->point_se_median = NAN;
 	if (!k)
 		return;
-	qsort(se, k, sizeof(*se), cmp_double);
+	d->point_se_median = hx_layout_median(se, k);
 	d->point_se_max = se[k - 1];
-	d->point_se_median = k % 2 ? se[k / 2] : 0.5 * (se[k / 2 - 1] + se[k / 2]);
 }
 
 double hx_level_number(const char *text)

@@ -11,8 +11,8 @@
  * that went wrong (one trial per layout: a 1.5x slow trial is a whole layout's value) far
  * better than the spread of the raw values does, which the layout effect inflates.
  *
- *  1. Screen the raw values as the robust mean does (hx_fit.c: beyond 4 MADs and 10% of
- *     the median, at least 3 kept).
+ *  1. Screen the raw values as the robust mean does (hx_layout_screen: beyond 4 MADs and
+ *     10% of the median, at least 3 kept).
  *  2. Screen the residuals of a robust (bisquare) fit of v on the walk over the rest: beyond
  *     4 robust sigmas and 10% of the fitted value (at least 4 kept).
  *  3. Choose between the plain mean and the fit on the walk over what is kept by AICc (the
@@ -41,26 +41,29 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median_of(double *v, size_t n) /* sorts V */
+double hx_layout_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Step 1 into KEEP[0..n). */
-static void screen_raw(const struct hx_layout_obs *o, size_t n, bool *keep)
+void hx_layout_screen(const double *v, size_t n, bool *keep)
 {
 	double t[HX_LAYOUT_MAX], med, mad;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		t[i] = o[i].v;
-	med = median_of(t, n);
+		keep[i] = true;
+	if (n < 4)
+		return;
 	for (size_t i = 0; i < n; i++)
-		t[i] = fabs(o[i].v - med);
-	mad = 1.4826 * median_of(t, n);
+		t[i] = v[i];
+	med = hx_layout_median(t, n);
+	for (size_t i = 0; i < n; i++)
+		t[i] = fabs(v[i] - med);
+	mad = 1.4826 * hx_layout_median(t, n);
 	for (size_t i = 0; i < n; i++) {
-		double dev = fabs(o[i].v - med);
+		double dev = fabs(v[i] - med);
 
 		keep[i] = dev <= OUTLIER_SIGMAS * mad || dev <= OUTLIER_SHARE * fabs(med);
 		k += keep[i];
@@ -178,7 +181,7 @@ static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, bool 
 double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool *walked)
 {
 	bool keep[HX_LAYOUT_MAX];
-	double mean_aicc, mean_a, mean_se, walk_aicc, walk_a, walk_se;
+	double raw[HX_LAYOUT_MAX], mean_aicc, mean_a, mean_se, walk_aicc, walk_a, walk_se;
 	gsl_error_handler_t *old;
 	bool use_walk;
 
@@ -187,7 +190,9 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool
 		*walked = false;
 	if (n < MIN_FIT || n > HX_LAYOUT_MAX)
 		return NAN;
-	screen_raw(o, n, keep);
+	for (size_t i = 0; i < n; i++)
+		raw[i] = o[i].v;
+	hx_layout_screen(raw, n, keep);
 	if (count(keep, n) < MIN_FIT || !walk_varies(o, n, keep))
 		return NAN;
 	old = gsl_set_error_handler_off();

@@ -27,6 +27,14 @@ struct hx_layout_obs {
  * it: the caller keeps its robust mean. */
 double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool *walked);
 
+/* Median of V[0..N), N > 0; sorts V. */
+double hx_layout_median(double *v, size_t n);
+
+/* KEEP[i]: whether V[i] (N <= HX_LAYOUT_MAX values) is no gross outlier, as the harness
+ * summarises repeats: with 4 or more values, one farther than 4 MADs and 10% from the median
+ * is not (unless that would leave fewer than 3: then all are kept). */
+void hx_layout_screen(const double *v, size_t n, bool *keep);
+
 /* Covariates of layouts, remembered by what the rules and traffic depend on. */
 struct hx_layout_memo;
 struct hx_layout_memo *hx_layout_memo_new(void);
