@@ -27,7 +27,6 @@
 
 /* ---- Helpers --------------------------------------------------------------------------- */
 
-
 static bool ref_match(const struct opt_rule *r, const struct opt_pkt *p)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++) {
