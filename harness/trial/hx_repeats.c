@@ -21,22 +21,21 @@
 
 #include "harness/trial/hx_trial.h"
 
-static double counter_of(const struct res_sample *s, const char *name)
+/* Counter NAME of the parsed counters ROOT (0 when absent). */
+static double counter_of(struct json_object *root, const char *name)
 {
-	struct json_object *root = json_tokener_parse(s->counters_json), *v;
-	double out = 0;
+	struct json_object *v;
 
-	if (root && json_object_object_get_ex(root, name, &v))
-		out = json_object_get_double(v);
-	json_object_put(root);
-	return out;
+	return root && json_object_object_get_ex(root, name, &v) ? json_object_get_double(v) : 0;
 }
 
 /* Keep the largest tc_not_in_hw count and share of rules in software seen at a point. */
 static void note_software(const struct res_sample *s, struct hx_point_result *out)
 {
-	double sw = counter_of(s, "tc_not_in_hw"), hw = counter_of(s, "tc_in_hw");
+	struct json_object *root = json_tokener_parse(s->counters_json);
+	double sw = counter_of(root, "tc_not_in_hw"), hw = counter_of(root, "tc_in_hw");
 
+	json_object_put(root);
 	if (sw > out->counters_not_in_hw)
 		out->counters_not_in_hw = sw;
 	if (sw + hw > 0 && sw / (sw + hw) > out->sw_share)
