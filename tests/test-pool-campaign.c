@@ -123,8 +123,10 @@ static void test_pool_campaign_decides_as_serial(void **state)
 	assert_non_null(strstr(serial, "\"causes\":[{"));
 	assert_int_equal(e2e_trial_count(db1), e2e_trial_count(db4));
 	assert_int_equal(e2e_sql_long(db1, "SELECT count(DISTINCT slot) FROM trials"), 1);
-	assert_int_equal(e2e_sql_long(db4, "SELECT count(DISTINCT slot) FROM trials"), 4);
-	assert_int_equal(e2e_sql_long(db4, "SELECT max(slot) FROM trials"), 3);
+	/* which slots got work is the threads' timing (a slot whose rules a trial needs is
+	 * preferred when free): the pool was used, within its 4 slots */
+	assert_true(e2e_sql_long(db4, "SELECT count(DISTINCT slot) FROM trials") >= 2);
+	assert_true(e2e_sql_long(db4, "SELECT max(slot) FROM trials") <= 3);
 	free(serial);
 	free(pooled);
 }
@@ -141,7 +143,9 @@ static void test_pool_campaign_jobs_capped_by_slots(void **state)
 	assert_int_equal(e2e_scalacn_run(&r, args), 1);
 	assert_non_null(strstr(r.err, "--jobs 16: 4 trials at once (the testbed has 4 slots)"));
 	e2e_run_free(&r);
-	assert_int_equal(e2e_sql_long(db, "SELECT max(slot) FROM trials"), 3);
+	/* the cap, not the threads' timing: no slot past the testbed's 4 (CI once saw slot 3
+	 * idle for a whole campaign on a loaded machine) */
+	assert_true(e2e_sql_long(db, "SELECT max(slot) FROM trials") <= 3);
 }
 
 /* Wait until DB holds N trials while PID runs; false when it ended first or after 60 s. */
