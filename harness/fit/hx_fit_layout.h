@@ -37,8 +37,6 @@ void hx_layout_screen(const double *v, size_t n, bool *keep);
 
 /* Covariates of layouts, remembered by what the rules and traffic depend on. */
 struct hx_layout_memo;
-struct hx_layout_memo *hx_layout_memo_new(void);
-void hx_layout_memo_free(struct hx_layout_memo *m); /* NULL ok */
 /* The process's memo (made on first use, lives until exit; NULL on no memory). */
 struct hx_layout_memo *hx_layout_memo_shared(void);
 

@@ -40,7 +40,7 @@ struct hx_layout_memo {
 	size_t n, cap;
 };
 
-struct hx_layout_memo *hx_layout_memo_new(void)
+static struct hx_layout_memo *memo_new(void)
 {
 	struct hx_layout_memo *m = calloc(1, sizeof(*m));
 
@@ -61,23 +61,13 @@ static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
 
 static void shared_init(void)
 {
-	shared = hx_layout_memo_new();
+	shared = memo_new();
 }
 
 struct hx_layout_memo *hx_layout_memo_shared(void)
 {
 	pthread_once(&shared_once, shared_init);
 	return shared;
-}
-
-void hx_layout_memo_free(struct hx_layout_memo *m)
-{
-	if (!m)
-		return;
-	gen_rules_cache_free(m->cache);
-	pthread_mutex_destroy(&m->mu);
-	free(m->e);
-	free(m);
 }
 
 static void key_of(const struct gen_levels *l, uint64_t seed, struct cov_key *k)
