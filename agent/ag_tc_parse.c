@@ -347,30 +347,77 @@ static int parse_filter(json_object *e, const char *dev, struct ag_filter *f, ch
 	return parse_actions(&w, v, f);
 }
 
+/* JSON whitespace at *AT skipped; the next character (or '\0' at LEN). */
+static char skip_space(const char *json, size_t len, size_t *at)
+{
+	while (*at < len && strchr(" \t\r\n", json[*at]) && json[*at])
+		(*at)++;
+	return *at < len ? json[*at] : '\0';
+}
+
+/* One filter entry of the array: what json-c parsed starting at its first character. */
+static int take_entry(json_object *e, const char *dev, struct ag_filters *out, char *err,
+		      size_t errlen)
+{
+	struct ag_filter f;
+	json_object *v;
+	int rc;
+
+	if (!json_object_is_type(e, json_type_object)) {
+		snprintf(err, errlen, "%s: tc printed a filter that is not a JSON object", dev);
+		return -EINVAL;
+	}
+	/* the prio's own entry has no options; other chains are not managed */
+	if (!json_object_object_get_ex(e, "options", &v) ||
+	    (json_object_object_get_ex(e, "chain", &v) && json_object_get_int(v) != 0))
+		return 0;
+	rc = parse_filter(e, dev, &f, err, errlen);
+	return rc == 0 ? ag_filters_push(out, &f) : rc;
+}
+
+/* The array is read one entry at a time: json-c parses the entry that starts at the
+ * current offset and says where it ended (json_tokener_get_parse_end), the entry is turned
+ * into a filter and freed before the next. Building the whole array at once made a tick at
+ * 15K filters mostly malloc's work (about 10 MB of JSON in several hundred thousand small
+ * objects, freed together). Between entries only the array's own ',' and ']' are read. */
 int ag_tc_parse(const char *json, size_t len, const char *dev, struct ag_filters *out,
 		char *err, size_t errlen)
 {
 	struct json_tokener *tok = json_tokener_new();
-	json_object *root = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
+	size_t at = 0;
 	int rc = 0;
+	char c;
 
-	if (!root || !json_object_is_type(root, json_type_array)) {
+	if (!tok || len > (size_t)INT32_MAX || skip_space(json, len, &at) != '[') {
 		snprintf(err, errlen, "%s: tc printed no JSON array of filters", dev);
-		rc = -EINVAL;
+		json_tokener_free(tok);
+		return -EINVAL;
 	}
-	for (size_t i = 0; rc == 0 && i < json_object_array_length(root); i++) {
-		json_object *e = json_object_array_get_idx(root, i), *v;
-		struct ag_filter f;
+	at++;
+	c = skip_space(json, len, &at);
+	while (rc == 0 && c != ']') {
+		json_object *e;
 
-		/* the prio's own entry has no options; other chains are not managed */
-		if (!json_object_object_get_ex(e, "options", &v) ||
-		    (json_object_object_get_ex(e, "chain", &v) && json_object_get_int(v) != 0))
-			continue;
-		rc = parse_filter(e, dev, &f, err, errlen);
-		if (rc == 0)
-			rc = ag_filters_push(out, &f);
+		json_tokener_reset(tok);
+		e = json_tokener_parse_ex(tok, json + at, (int)(len - at));
+		if (!e || json_tokener_get_error(tok) != json_tokener_success) {
+			snprintf(err, errlen, "%s: tc's JSON is not valid at byte %zu", dev,
+				 at + json_tokener_get_parse_end(tok));
+			rc = -EINVAL;
+			break;
+		}
+		at += json_tokener_get_parse_end(tok);
+		rc = take_entry(e, dev, out, err, errlen);
+		json_object_put(e);
+		c = skip_space(json, len, &at);
+		if (rc == 0 && c == ',') {
+			at++;
+			c = skip_space(json, len, &at);
+		} else if (rc == 0 && c != ']') {
+			snprintf(err, errlen, "%s: tc's JSON array of filters is not closed", dev);
+			rc = -EINVAL;
+		}
 	}
-	json_object_put(root);
 	json_tokener_free(tok);
 	return rc;
 }

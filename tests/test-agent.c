@@ -100,6 +100,47 @@ static void test_parse_refuses_what_it_cannot_move(void **state)
 	ag_filters_free(&fs);
 }
 
+/* The array is read entry by entry (ag_tc_parse.c): empty arrays, whitespace between
+ * entries, and the ways a dump can be cut or malformed. */
+static void test_parse_array_framing(void **state)
+{
+	static const char entry[] = "{\"protocol\":\"ip\",\"pref\":7,\"kind\":\"flower\","
+		"\"chain\":0,\"options\":{\"handle\":9,\"keys\":{\"ip_proto\":\"udp\"},"
+		"\"actions\":[{\"kind\":\"gact\",\"control_action\":{\"type\":\"drop\"},"
+		"\"index\":1}]}}";
+	static const struct {
+		const char *head;
+		int entries; /* copies of ENTRY after HEAD, a space between two */
+		const char *tail, *want;
+	} bad[] = {
+		{ "", 0, "", "no JSON array" },     { "{}", 0, "", "no JSON array" },
+		{ "[", 1, "", "not closed" },       { "[", 1, ",", "not valid" },
+		{ "[", 2, "]", "not closed" },      { "[1]", 0, "", "not a JSON object" },
+		{ "[", 1, ",{\"pref\":", "not valid" },
+	};
+	char json[2048], err[256];
+	struct ag_filters fs;
+
+	(void)state;
+	parse_text(" [ ] ", &fs, 0, err, sizeof(err));
+	assert_int_equal(fs.n, 0);
+	ag_filters_free(&fs);
+	snprintf(json, sizeof(json), "\n[ %s ,\n\t%s\n]\n", entry, entry);
+	parse_text(json, &fs, 0, err, sizeof(err));
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.v[0].match, "ip_proto udp");
+	ag_filters_free(&fs);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(json, sizeof(json), "%s%s%s%s%s", bad[i].head, bad[i].entries ? entry : "",
+			 bad[i].entries > 1 ? " " : "", bad[i].entries > 1 ? entry : "", bad[i].tail);
+		err[0] = '\0';
+		parse_text(json, &fs, -EINVAL, err, sizeof(err));
+		assert_non_null(strstr(err, "veth1"));
+		assert_non_null(strstr(err, bad[i].want));
+		ag_filters_free(&fs);
+	}
+}
+
 static void test_render_lines(void **state)
 {
 	char *json = agt_table_json(1, 1, 0), line[1200];
@@ -608,6 +649,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_guest_fixture),
 		cmocka_unit_test(test_parse_refuses_what_it_cannot_move),
+		cmocka_unit_test(test_parse_array_framing),
 		cmocka_unit_test(test_render_lines),
 		cmocka_unit_test(test_plan_moves_hot_prio_to_front_and_keeps_forwarding),
 		cmocka_unit_test(test_control_model_applies_nothing),
