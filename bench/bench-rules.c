@@ -11,7 +11,9 @@
  * = linear in rules) and the page faults per build (a count: fresh memory from the kernel is
  * the part of the cost that is not the code's); then at 128 masks, through the rule-set
  * cache, a sweep step (one side's masks change: that host is rebuilt, the other reused) and a
- * point seen again (a hit: nothing is built). Each figure is the median [min, max] of 5 runs
+ * point seen again (a hit: nothing is built); and the full build with the kept flow
+ * permutations dropped before it (gen_perm_memo.c: every side's shuffle drawn again, what the
+ * first build of a flow count and seed pays). Each figure is the median [min, max] of 5 runs
  * in CPU time (of this process, or of the build in the child). Figures only.
  */
 #include <stdio.h>
@@ -22,6 +24,7 @@
 
 #include "bench/bench-util.h"
 #include "generators/gen.h"
+#include "generators/gen_flows.h"
 
 #define REPEATS 5
 
@@ -29,6 +32,7 @@ struct job {
 	struct gen_rules_cache *cache; /* NULL: plain builds */
 	struct gen_levels l;
 	uint32_t step; /* sweep steps: server.decap_masks moves by one each run */
+	bool draw_perms; /* the kept flow permutations dropped first: every one drawn anew */
 };
 
 static void die(const char *what, const struct scn_error *err)
@@ -45,6 +49,8 @@ static void build_once(void *ctx)
 
 	if (j->step)
 		j->l.masks[GEN_SERVER][GEN_DECAP] = 128 - (j->step++ % 64);
+	if (j->draw_perms)
+		gen_perm_memo_clear();
 	if (gen_rules_cache_get(j->cache, NULL, NULL, &j->l, 1, &r, &err) < 0)
 		die("build", &err);
 	gen_rules_free(r);
@@ -198,6 +204,9 @@ int main(int argc, char **argv)
 		set_masks(&j, flows[i], 128);
 		printf(" %u flows, %.0f rules:\n", flows[i], rules);
 		row("full build (reference)", &j, rules);
+		j.draw_perms = true;
+		row("full build, permutations drawn", &j, rules);
+		j.draw_perms = false;
 		j.cache = gen_rules_cache_new(0);
 		build_once(&j); /* the flow table and the client host are now held */
 		j.step = 1;

@@ -93,6 +93,13 @@ static inline void gen_flow_fill(const struct gen_flow_info *f, uint32_t per_sub
 	pkt[TOPO_F_TUN_DPORT] = encap ? 0 : GEN_VXLAN_PORT;
 }
 
+/* Seeded flow permutations kept between builds (gen_perm_memo.c): get copies the
+ * permutation of FLOWS entries drawn from random stream STREAM into PERM and says whether it
+ * was held; put keeps a copy. SCALACN_RULES_CACHE=off in the environment turns both off. */
+bool gen_perm_memo_get(uint32_t flows, uint64_t stream, uint32_t *perm);
+void gen_perm_memo_put(uint32_t flows, uint64_t stream, const uint32_t *perm);
+void gen_perm_memo_clear(void);
+
 static inline struct gen_rules_priv *gen_priv(struct gen_rules *r)
 {
 	return (struct gen_rules_priv *)r;

@@ -198,22 +198,27 @@ static uint32_t slot_place(uint32_t i, uint32_t F, uint32_t m)
 }
 
 /* Seeded permutation of the flows for side (h, d): its own stream, so that changing one
- * side's masks leaves the other sides' rules as they were. Layout SHIFT > 0 (gen_layout.c)
+ * side's masks leaves the other sides' rules as they were; drawn once per (flows, stream) in a
+ * process and kept (gen_perm_memo.c). Layout SHIFT > 0 (gen_layout.c)
  * then moves the flow of each slot of the shape-major order SHIFT slots on (cyclic), into
  * the scratch TMP (F entries). */
 static void side_perm(uint32_t F, uint32_t m, enum gen_host h, enum gen_dir d, uint64_t seed,
 		      uint32_t shift, uint32_t *perm, uint32_t *tmp)
 {
+	uint64_t stream = stream_seed(seed, 0x73696465u + 2u * (uint32_t)h + (uint32_t)d);
 	struct gen_rng rng;
 
-	gen_rng_seed(&rng, stream_seed(seed, 0x73696465u + 2u * (uint32_t)h + (uint32_t)d));
-	for (uint32_t i = 0; i < F; i++)
-		perm[i] = i;
-	for (uint32_t i = 0; i + 1 < F; i++) {
-		uint32_t j = i + rng_below(&rng, F - i), t = perm[i];
+	if (!gen_perm_memo_get(F, stream, perm)) {
+		gen_rng_seed(&rng, stream);
+		for (uint32_t i = 0; i < F; i++)
+			perm[i] = i;
+		for (uint32_t i = 0; i + 1 < F; i++) {
+			uint32_t j = i + rng_below(&rng, F - i), t = perm[i];
 
-		perm[i] = perm[j];
-		perm[j] = t;
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		gen_perm_memo_put(F, stream, perm);
 	}
 	if (shift % F == 0)
 		return;
