@@ -140,6 +140,15 @@ struct res_trial {
 
 /* Commit one trial in its own transaction. -EEXIST when KEY is already stored. */
 int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err);
+/* The point a trial is stored with (res_point_upsert's arguments). */
+struct res_point_ref {
+	const char *key, *levels_json, *model_text, *phase;
+};
+/* res_trial_put with the trial's point upserted in the same transaction (one commit for
+ * both; t->point is set to the point's id): the trial runner stores a point only with its
+ * first trial. */
+int res_trial_put_at(struct res_db *db, struct res_trial *t, const struct res_point_ref *p,
+		     struct scn_error *err);
 /* Look a trial up by key: 0 and *out filled when stored, -ENOENT otherwise. */
 int res_trial_get(struct res_db *db, const char *key, struct res_trial *out,
 		  struct scn_error *err);

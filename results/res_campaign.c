@@ -273,7 +273,9 @@ int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
 
 	if (!db || !point_key || !point_key[0] || !id)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_point_upsert: no key");
-	if (!levels_json || !res_json_is_object(levels_json, strlen(levels_json)))
+	if (point_id(db, campaign, point_key, id, NULL) == 0)
+		return 0; /* stored already: the first writer's levels are kept */
+	if (!levels_json || !res_json_is_object(db, levels_json, strlen(levels_json)))
 		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
 				     "%s: point %s: levels are not a JSON object", db->path,
 				     point_key);
@@ -289,5 +291,9 @@ int res_point_upsert(struct res_db *db, int64_t campaign, const char *point_key,
 	res_stmt_done(st);
 	if (rc != SQLITE_DONE)
 		return res_sqlerr(db, rc, err, "inserting point");
-	return point_id(db, campaign, point_key, id, err);
+	if (sqlite3_changes(db->h) == 1) {
+		*id = sqlite3_last_insert_rowid(db->h);
+		return 0;
+	}
+	return point_id(db, campaign, point_key, id, err); /* another writer's, just stored */
 }

@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
 
 #define RES_TRIAL_INSERT_SQL                                                                \
 	"INSERT INTO trials (campaign, point, key, verb, metric, repeat, status, bw_gbps, "  \
@@ -53,6 +52,8 @@ static const char *const stmt_sql[RES_ST_COUNT] = {
 		"INSERT INTO causes (campaign, symptom, members, wall_level, effect, effect_lo, "
 		"effect_hi, confidence, trial_ids, detail, supported, reason, evidence_json) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	/* json_type raises "malformed JSON" on text that is not JSON: a step error */
+	[RES_ST_JSON_OBJECT] = "SELECT json_type(?1) = 'object'",
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -194,23 +195,16 @@ void res_col_buf(sqlite3_stmt *st, int col, char *dst, size_t cap)
 	dst[n] = '\0';
 }
 
-int res_json_is_object(const char *text, size_t len)
+int res_json_is_object(struct res_db *db, const char *text, size_t len)
 {
-	struct json_tokener *tok;
-	struct json_object *o;
+	sqlite3_stmt *st;
 	int ok;
 
-	if (len > (size_t)INT32_MAX)
+	if (len > (size_t)INT32_MAX || res_stmt(db, RES_ST_JSON_OBJECT, &st, NULL))
 		return 0;
-	tok = json_tokener_new();
-	if (!tok)
-		return 0;
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	ok = o && json_object_is_type(o, json_type_object) &&
-	     json_tokener_get_error(tok) == json_tokener_success &&
-	     json_tokener_get_parse_end(tok) == len;
-	json_object_put(o);
-	json_tokener_free(tok);
+	sqlite3_bind_text(st, 1, text, (int)len, SQLITE_STATIC);
+	ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+	res_stmt_done(st);
 	return ok;
 }
 

@@ -29,6 +29,7 @@ enum res_stmt_id {
 	RES_ST_TRIAL_GET,
 	RES_ST_SYMPTOM_INSERT,
 	RES_ST_CAUSE_INSERT,
+	RES_ST_JSON_OBJECT,
 	RES_ST_COUNT
 };
 
@@ -92,8 +93,9 @@ void res_col_buf(sqlite3_stmt *st, int col, char *dst, size_t cap);
 double res_col_measured(sqlite3_stmt *st, int i);
 void res_bind_measured(sqlite3_stmt *st, int i, double v);
 
-/* 1 when TEXT (LEN bytes) is a JSON object, else 0. */
-int res_json_is_object(const char *text, size_t len);
+/* 1 when TEXT (LEN bytes) is a JSON object, else 0 (SQLite's own JSON parser, which builds
+ * no tree of allocated objects: it is asked once or twice for every trial stored). */
+int res_json_is_object(struct res_db *db, const char *text, size_t len);
 
 /* Fill a campaign from a row of RES_CAMPAIGN_COLS. */
 void res_campaign_row(sqlite3_stmt *st, struct res_campaign *c);

@@ -67,12 +67,12 @@ static int check_trial(struct res_db *db, const struct res_trial *t, struct scn_
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL,
 				     "%s: trial %.*s: counters text is not terminated", db->path,
 				     (int)sizeof(t->key), t->key);
-	if (n > 0 && !res_json_is_object(s->counters_json, n))
+	if (n > 0 && !res_json_is_object(db, s->counters_json, n))
 		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
 				     "%s: trial %.*s: counters are not a JSON object", db->path,
 				     (int)sizeof(t->key), t->key);
 	if (t->evidence_json && t->evidence_json[0] &&
-	    !res_json_is_object(t->evidence_json, strlen(t->evidence_json)))
+	    !res_json_is_object(db, t->evidence_json, strlen(t->evidence_json)))
 		return scn_error_set(err, SCN_ERR_STORE, -EINVAL,
 				     "%s: trial %.*s: evidence is not a JSON object", db->path,
 				     (int)sizeof(t->key), t->key);
@@ -108,32 +108,49 @@ static void bind_trial(sqlite3_stmt *st, const struct res_trial *t)
 		sqlite3_bind_null(st, 17);
 }
 
-/* BEGIN IMMEDIATE; INSERT; COMMIT. On success t->id is the new row id. -ENOENT when the
- * campaign or point does not exist (foreign key). */
-int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err)
+/* The INSERT of T (in the caller's transaction). On success *ID is the new row id. */
+static int insert_trial(struct res_db *db, const struct res_trial *t, int64_t *id,
+			struct scn_error *err)
 {
 	sqlite3_stmt *st;
-	int64_t id;
-	int r, rc;
+	int r = res_stmt(db, RES_ST_TRIAL_INSERT, &st, err), rc;
 
-	if (!db || !t)
-		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_put: NULL");
-	r = check_trial(db, t, err);
-	if (!r)
-		r = res_stmt(db, RES_ST_TRIAL_INSERT, &st, err);
-	if (!r)
-		r = res_tx_begin(db, err);
 	if (r)
 		return r;
 	bind_trial(st, t);
 	rc = sqlite3_step(st);
-	id = sqlite3_last_insert_rowid(db->h);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		r = scn_error_set(err, SCN_ERR_STORE, -EEXIST, "%s: trial %.*s is already stored",
 				  db->path, (int)sizeof(t->key), t->key);
 	else if (rc != SQLITE_DONE)
 		r = res_sqlerr(db, rc, err, "inserting trial");
+	else
+		*id = sqlite3_last_insert_rowid(db->h);
 	res_stmt_done(st);
+	return r;
+}
+
+/* BEGIN IMMEDIATE; the point's upsert when P is given (t->point set); INSERT; COMMIT.
+ * On success t->id is the new row id. -ENOENT when the campaign or point does not exist
+ * (foreign key). */
+static int put(struct res_db *db, struct res_trial *t, const struct res_point_ref *p,
+	       struct scn_error *err)
+{
+	int64_t id = 0;
+	int r;
+
+	if (!db || !t)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_put: NULL");
+	r = check_trial(db, t, err);
+	if (!r)
+		r = res_tx_begin(db, err);
+	if (r)
+		return r;
+	if (p)
+		r = res_point_upsert(db, t->campaign, p->key, p->levels_json, p->model_text,
+				     p->phase, &t->point, err);
+	if (!r)
+		r = insert_trial(db, t, &id, err);
 	if (!r)
 		r = res_tx_commit(db, err);
 	if (r) {
@@ -142,6 +159,19 @@ int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err)
 	}
 	t->id = id;
 	return 0;
+}
+
+int res_trial_put(struct res_db *db, struct res_trial *t, struct scn_error *err)
+{
+	return put(db, t, NULL, err);
+}
+
+int res_trial_put_at(struct res_db *db, struct res_trial *t, const struct res_point_ref *p,
+		     struct scn_error *err)
+{
+	if (!p)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "res_trial_put_at: no point");
+	return put(db, t, p, err);
 }
 
 int res_trial_get(struct res_db *db, const char *key, struct res_trial *out,

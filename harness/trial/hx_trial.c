@@ -255,18 +255,22 @@ static int measure_pooled(struct hx_runner *r, struct hx_pool *p, const struct g
 	}
 }
 
+/* The trial and its point (stored with its first trial), one commit. */
 static int store_trial(struct hx_runner *r, const struct gen_levels *l, const char *key,
-		       int64_t point, int repeat, const struct tb_sample *s, unsigned slot,
+		       const char *phase, int repeat, const struct tb_sample *s, unsigned slot,
 		       double started, struct hx_trial_out *out, struct scn_error *err)
 {
+	char pkey[33], json[4096];
+	struct res_point_ref point = { pkey, hx_point_json(l, json, sizeof(json)), "default",
+				       phase };
 	struct res_trial tr;
 	int rc;
 
+	hx_point_key(l, pkey);
 	memset(&tr, 0, sizeof(tr));
 	tr.started = started;
 	tr.finished = wall_clock();
 	tr.campaign = r->campaign;
-	tr.point = point;
 	tr.slot = slot;
 	snprintf(tr.key, sizeof(tr.key), "%s", key);
 	snprintf(tr.verb, sizeof(tr.verb), "%s", topo_verb_name(l->verb));
@@ -274,7 +278,7 @@ static int store_trial(struct hx_runner *r, const struct gen_levels *l, const ch
 	tr.repeat = repeat;
 	to_res_sample(s, &tr.sample);
 	tr.evidence_json = s->evidence_json; /* failed or not */
-	rc = res_trial_put(r->db, &tr, err);
+	rc = res_trial_put_at(r->db, &tr, &point, err);
 	if (rc < 0)
 		return rc;
 	out->id = tr.id;
@@ -284,29 +288,23 @@ static int store_trial(struct hx_runner *r, const struct gen_levels *l, const ch
 	return 0;
 }
 
-/* A trial not in the store (P->mu held): point row, measure on a slot, commit. */
+/* A trial not in the store (P->mu held): measure on a slot, commit it with its point. */
 static int measure_new(struct hx_runner *r, struct hx_pool *p, const struct gen_levels *l,
 		       const char *phase, const char *key, int repeat, struct hx_trial_out *out,
 		       struct scn_error *err)
 {
-	char pkey[33], json[4096];
 	struct tb_sample s;
 	double started = 0;
 	unsigned slot = 0;
-	int64_t point;
 	int rc;
 
 	if (r->stop && *r->stop)
 		return -EINTR;
 	if (r->budget_s > 0 && r->cost_s >= r->budget_s)
 		return -EDQUOT;
-	hx_point_key(l, pkey);
-	rc = res_point_upsert(r->db, r->campaign, pkey, hx_point_json(l, json, sizeof(json)),
-			      "default", phase, &point, err);
+	rc = measure_pooled(r, p, l, key, repeat, &s, &slot, &started, err);
 	if (rc == 0)
-		rc = measure_pooled(r, p, l, key, repeat, &s, &slot, &started, err);
-	if (rc == 0)
-		rc = store_trial(r, l, key, point, repeat, &s, slot, started, out, err);
+		rc = store_trial(r, l, key, phase, repeat, &s, slot, started, out, err);
 	if (rc == 0)
 		r->measured++;
 	return rc;
