@@ -203,7 +203,7 @@ static int parse_keys(const struct where *w, json_object *keys, struct ag_filter
 	json_object_object_foreach(keys, name, val) {
 		const struct keydef *d = NULL;
 
-		for (size_t i = 0; i < sizeof(keydefs) / sizeof(keydefs[0]); i++)
+		for (size_t i = 0; !d && i < sizeof(keydefs) / sizeof(keydefs[0]); i++)
 			if (!strcmp(keydefs[i].name, name))
 				d = &keydefs[i];
 		if (!d)
@@ -303,8 +303,8 @@ static int parse_options(const struct where *w, json_object *opt, struct ag_filt
 	json_object_object_foreach(opt, name, val) {
 		bool known = false;
 
-		for (size_t i = 0; ignored[i]; i++)
-			known |= !strcmp(name, ignored[i]);
+		for (size_t i = 0; !known && ignored[i]; i++)
+			known = !strcmp(name, ignored[i]);
 		if (known)
 			continue;
 		if ((!strcmp(name, "skip_hw") || !strcmp(name, "skip_sw")) &&
