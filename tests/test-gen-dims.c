@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-gen-dims: unit tests of generators/ (gen.h, gen_shapes.h) below the rule sets: PRNG
- * and hash (pinned outputs, distributions), the dimension registry and assignments (values
- * and errors), Zipf weights, geometric sweeps, and the mask-shape families.
+ * test-gen-dims: unit tests of generators/ (gen.h, gen_packet.h, gen_shapes.h) below the
+ * rule sets: PRNG and hash (pinned outputs, distributions), the dimension registry and
+ * assignments (values and errors), Zipf weights, geometric sweeps, the mask-shape families.
  */
 #include <errno.h>
 #include <math.h>
