@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * opt-test-rng: the seeded generator of the optimiser's tests (splitmix64), so that a seed
- * names the same rule sets and inputs in test-optimiser.c and test-opt-model.c.
+ * names the same rule sets and inputs in the optimiser's tests (test-optimiser.c,
+ * test-opt-hyper.c, test-opt-plan.c, test-opt-model.c, opt-test-util.c).
  */
 #ifndef OPT_TEST_RNG_H
 #define OPT_TEST_RNG_H

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-sim-util: helpers of tests/test-sim.c (see test-sim-util.h). Test-only code: setup
+ * test-sim-util: helpers of the simulator's tests (see test-sim-util.h). Test-only code: setup
  * failures abort. Assumes SCALACN_SOURCE_ROOT names the source tree (meson's test_env).
  */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "tests/test-sim-util.h"
 
@@ -237,4 +243,52 @@ double su_median(struct tb *tb, const struct gen_levels *l, int n)
 	gen_rules_free(r);
 	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
 	return v[n / 2];
+}
+
+/* ---- checks and testbeds of the tests (cmocka) ---------------------------------------- */
+
+void within(double got, double want, double tol, const char *what)
+{
+	double rel = fabs(got - want) / want;
+
+	if (rel > tol)
+		fail_msg("%s: got %.4g, want %.4g (+-%.0f%%), off by %.1f%%", what, got, want,
+			 tol * 100, rel * 100);
+}
+
+/* A profile with only MECH switched on (NULL: none). Caller frees. */
+char *only(const char *mech)
+{
+	char *t = su_profile_text("cx7");
+
+	su_all_off(&t);
+	if (mech)
+		su_enable(&t, mech, 1);
+	return t;
+}
+
+struct tb *open_only(const char *mech)
+{
+	char *t = only(mech);
+	struct tb *tb = su_open_text(t);
+
+	free(t);
+	return tb;
+}
+
+void bw_levels(struct gen_levels *l, enum topo_verb v, uint32_t size, uint32_t mtu)
+{
+	l->verb = v;
+	l->metric = GEN_METRIC_BW;
+	l->msg_size = size;
+	l->mtu = mtu;
+}
+
+struct tb *open_shipped(const char *name)
+{
+	char *t = su_profile_text(name);
+	struct tb *tb = su_open_text(t);
+
+	free(t);
+	return tb;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-sim-util: helpers for tests/test-sim.c: shipped profile text, profile variants as YAML
- * text (switch mechanisms, set keys), temporary testbed files, rule sets and traffic from a
- * few levels. Strings returned by su_profile_text are the caller's (free).
+ * test-sim-util: helpers of the simulator's tests (test-sim.c, test-sim-calib.c,
+ * test-sim-iface.c, test-sim-memo.c): shipped profile text, profile variants as YAML text
+ * (switch mechanisms, set keys), temporary testbed files, rule sets and traffic from a few
+ * levels, testbeds on shipped profiles or with one mechanism on, relative tolerances.
+ * Strings returned by su_profile_text and only are the caller's (free). The helpers at the
+ * end fail the running test with cmocka: include after <cmocka.h>.
  */
 #ifndef TEST_SIM_UTIL_H
 #define TEST_SIM_UTIL_H
@@ -37,5 +40,15 @@ struct gen_rules *su_rules(const struct gen_levels *l);
 void su_run(struct tb *tb, const struct gen_levels *l, uint64_t seed, struct tb_sample *out);
 /* Median over N (<= 64) seeds of bw (metric bw) or median latency (metric lat). */
 double su_median(struct tb *tb, const struct gen_levels *l, int n);
+
+/* Fail the test unless GOT is within TOL (relative) of WANT; WHAT names the number. */
+void within(double got, double want, double tol, const char *what);
+/* A cx7 profile with only MECH switched on (NULL: none); open_only opens a testbed on it. */
+char *only(const char *mech);
+struct tb *open_only(const char *mech);
+/* Verb V, metric bw, message SIZE and MTU into L. */
+void bw_levels(struct gen_levels *l, enum topo_verb v, uint32_t size, uint32_t mtu);
+/* A testbed on shipped profile NAME. */
+struct tb *open_shipped(const char *name);
 
 #endif
