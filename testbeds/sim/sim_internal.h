@@ -170,6 +170,14 @@ bool sim_memo_agg_get(struct sim_memo *m, const struct tb_sim *s, const struct g
 void sim_memo_agg_put(struct sim_memo *m, const struct tb_sim *s, const struct sim_agg *a);
 
 /* The simulated testbed. Starts with struct tb (the dispatcher's header). */
+/* sim_scan_diff's open-addressing table: a slot is in use when its generation is the
+ * current call's, so nothing is cleared between calls (sim_scan.c). */
+struct sim_diff_table {
+	struct sim_diff_slot *slot;
+	size_t cap;
+	uint32_t gen;
+};
+
 struct tb_sim {
 	struct tb base;
 	struct sim_profile prof;
@@ -182,6 +190,7 @@ struct tb_sim {
 	double pending_cost_s;            /* rule programming not yet reported in a sample */
 	struct sim_agg agg;
 	struct sim_memo memo;             /* analyses of rule sets seen before, by content id */
+	struct sim_diff_table diff;       /* sim_scan_diff's table, kept between applies */
 	double *weights;                  /* popularity weights of w_flows flows (NULL: none) */
 	uint32_t w_flows;                 /* ... for that many flows, */
 	bool w_zipf;                      /* ... Zipf (else uniform) */
@@ -194,8 +203,11 @@ struct tb_sim {
  * (H's arrays allocated, n_rules and in_hw set). 0 or -ENOMEM. */
 int sim_scan_host(const struct topo_ruleset *rs, uint32_t n, bool shared_tree,
 		  struct sim_host *h);
-/* Size of the symmetric difference of two multisets of rule hashes; -1 on no memory. */
-int64_t sim_scan_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+/* Size of the symmetric difference of two multisets of rule hashes; -1 on no memory. T is
+ * the table it counts in, kept for the next call (zeroed: empty; sim_diff_table_free). */
+int64_t sim_scan_diff(struct sim_diff_table *t, const uint64_t *a, size_t na, const uint64_t *b,
+		      size_t nb);
+void sim_diff_table_free(struct sim_diff_table *t);
 
 /* sim_rules.c: analyse and install RULES; updates programming cost and fallback state. */
 int sim_rules_apply(struct tb_sim *s, const struct gen_rules *rules, struct scn_error *err);

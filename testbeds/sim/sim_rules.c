@@ -84,7 +84,7 @@ static int install_host(struct tb_sim *s, const struct topo_ruleset *rs, uint64_
 	}
 	if (sim_memo_diff_get(&s->memo, old_id, id, changes))
 		return 0;
-	diff = sim_scan_diff(nh->hashes, nr, old->hashes, old->n_rules);
+	diff = sim_scan_diff(&s->diff, nh->hashes, nr, old->hashes, old->n_rules);
 	if (diff < 0)
 		return -ENOMEM;
 	*changes = (uint64_t)diff;
@@ -155,6 +155,7 @@ void sim_rules_release(struct tb_sim *s)
 	free(s->weights);
 	s->weights = NULL;
 	sim_memo_free(&s->memo);
+	sim_diff_table_free(&s->diff);
 }
 
 /* Popularity weights of N flows, equal to gen_flow_weight(t, i, n) (Zipf: w_i = w_0 (i+1)^-s,

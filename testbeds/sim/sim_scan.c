@@ -101,43 +101,73 @@ static uint64_t rule_hash(const struct ginfo *g, const uint32_t *w,
 	return h ? h : 1;
 }
 
-struct hslot {
-	uint64_t key; /* 0 = empty (hashes are never 0: see rule_hash) */
-	uint32_t count;
+struct sim_diff_slot {
+	uint64_t key;   /* a rule hash (never 0: see rule_hash) */
+	uint32_t count; /* of B's copies not yet matched */
+	uint32_t gen;   /* the call that wrote it; another call's slot is empty */
 };
 
-/* Size of the symmetric difference of multisets A and B: B goes into an open-addressing
- * table with counts, A's hashes take matches out of it. O(na + nb). -1 on no memory. */
-int64_t sim_scan_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+/* Room in T for NB keys at most half full, and a generation no slot holds yet. */
+static int diff_table_ready(struct sim_diff_table *t, size_t nb)
 {
-	size_t cap = 16, same = 0;
-	struct hslot *t;
+	size_t cap = 16;
 
 	while (cap < 2 * nb)
 		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < nb; i++) {
-		size_t k = b[i] & (cap - 1);
+	if (cap > t->cap) {
+		free(t->slot);
+		t->slot = calloc(cap, sizeof(*t->slot));
+		t->cap = t->slot ? cap : 0;
+		t->gen = 0;
+		if (!t->slot)
+			return -1;
+	}
+	if (++t->gen == 0) { /* wrapped: every slot could look current */
+		memset(t->slot, 0, t->cap * sizeof(*t->slot));
+		t->gen = 1;
+	}
+	return 0;
+}
 
-		while (t[k].key && t[k].key != b[i])
-			k = (k + 1) & (cap - 1);
-		t[k].key = b[i];
-		t[k].count++;
+/* Size of the symmetric difference of multisets A and B: B goes into an open-addressing
+ * table with counts, A's hashes take matches out of it. O(na + nb); the table is T's, kept
+ * from call to call (a fresh one for 64K rules was megabytes of fresh pages every apply). */
+int64_t sim_scan_diff(struct sim_diff_table *t, const uint64_t *a, size_t na, const uint64_t *b,
+		      size_t nb)
+{
+	size_t same = 0, mask;
+	uint32_t gen;
+
+	if (diff_table_ready(t, nb) < 0)
+		return -1;
+	mask = t->cap - 1;
+	gen = t->gen;
+	for (size_t i = 0; i < nb; i++) {
+		size_t k = b[i] & mask;
+
+		while (t->slot[k].gen == gen && t->slot[k].key != b[i])
+			k = (k + 1) & mask;
+		if (t->slot[k].gen != gen)
+			t->slot[k] = (struct sim_diff_slot){ b[i], 0, gen };
+		t->slot[k].count++;
 	}
 	for (size_t i = 0; i < na; i++) {
-		size_t k = a[i] & (cap - 1);
+		size_t k = a[i] & mask;
 
-		while (t[k].key && t[k].key != a[i])
-			k = (k + 1) & (cap - 1);
-		if (t[k].key && t[k].count) {
-			t[k].count--;
+		while (t->slot[k].gen == gen && t->slot[k].key != a[i])
+			k = (k + 1) & mask;
+		if (t->slot[k].gen == gen && t->slot[k].count) {
+			t->slot[k].count--;
 			same++;
 		}
 	}
-	free(t);
 	return (int64_t)((na - same) + (nb - same));
+}
+
+void sim_diff_table_free(struct sim_diff_table *t)
+{
+	free(t->slot);
+	*t = (struct sim_diff_table){ 0 };
 }
 
 /* A rule's direction: its action list's (the first decap or encap), else its mask's
