@@ -210,9 +210,10 @@ static void test_fresh_model_phase_over_the_causes(void **state)
 	e2e_rmdir(dir);
 }
 
-/* Run the quickstart with a model phase of 6 levels and BUDGET testbed-hours ("1": its own)
- * into DIR/NAME. */
-static void run_model_plan(const char *dir, const char *name, const char *budget)
+/* Run the quickstart with a model phase of 6 levels (and the `model:` keys MORE, indented)
+ * and BUDGET testbed-hours ("1": its own) into DIR/NAME. */
+static void run_model_plan(const char *dir, const char *name, const char *budget,
+			   const char *more_keys)
 {
 	char plan[1100], *text, *more, *at;
 	const char *run[] = { "run", "plan.yaml", "--db", name, "--quiet", NULL };
@@ -224,14 +225,70 @@ static void run_model_plan(const char *dir, const char *name, const char *budget
 	at = strstr(text, "budget_hours: 1 ");
 	assert_non_null(at);
 	*at = '\0';
-	assert_true(asprintf(&more, "%sbudget_hours: %s %s\nmodel:\n  levels: 6\n", text, budget,
-			     at + strlen("budget_hours: 1 ")) > 0);
+	assert_true(asprintf(&more, "%sbudget_hours: %s %s\nmodel:\n  levels: 6\n%s", text,
+			     budget, at + strlen("budget_hours: 1 "), more_keys) > 0);
 	assert_int_equal(e2e_write_file(plan, more), 0);
 	free(more);
 	free(text);
 	e2e_scalacn_run(&r, run);
 	assert_true(r.status == 0 || r.status == 1);
 	e2e_run_free(&r);
+}
+
+/* The distinct levels of INPUT among DB's model points, ascending, into V (at most 64). */
+static unsigned model_levels_of(const char *db, const char *input, long *v)
+{
+	char sql[256];
+	unsigned n = 0;
+	long last = -1;
+
+	for (;;) {
+		snprintf(sql, sizeof(sql), "SELECT coalesce(min(CAST(json_extract(levels_json, "
+			 "'$.\"%s\"') AS INTEGER)), -1) FROM points WHERE phase = 'model' AND "
+			 "CAST(json_extract(levels_json, '$.\"%s\"') AS INTEGER) > %ld", input,
+			 input, last);
+		last = e2e_sql_long(db, sql);
+		if (last < 0 || n == 64)
+			return n;
+		v[n++] = last;
+	}
+}
+
+/* model.refine: levels are added to the grid (never taken away), strictly inside an input's
+ * range, each between two of the grid's neighbouring levels. */
+static void test_fresh_model_phase_refines_the_grid(void **state)
+{
+	static const char *const inputs[] = { "flows", "server.decap_masks" };
+	const char *dir = e2e_tmpdir();
+	char old[1024], grid[1100], ref[1100];
+	unsigned added = 0;
+
+	(void)state;
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_int_equal(chdir(dir), 0);
+	run_model_plan(dir, "grid.db", "1", "");
+	run_model_plan(dir, "ref.db", "1", "  refine: 2\n");
+	snprintf(grid, sizeof(grid), "%s/grid.db", dir);
+	snprintf(ref, sizeof(ref), "%s/ref.db", dir);
+	for (size_t k = 0; k < 2; k++) {
+		long g[64], r[64];
+		unsigned ng = model_levels_of(grid, inputs[k], g);
+		unsigned nr = model_levels_of(ref, inputs[k], r), j = 0;
+
+		assert_true(ng >= 2 && nr >= ng);
+		assert_true(r[0] == g[0] && r[nr - 1] == g[ng - 1]); /* the same range */
+		for (unsigned i = 0; i < ng; i++) { /* every grid level is still there */
+			while (j < nr && r[j] < g[i])
+				j++;
+			assert_true(j < nr && r[j] == g[i]);
+		}
+		added += nr - ng;
+	}
+	assert_true(added >= 1);
+	assert_true(e2e_sql_long(ref, "SELECT count(*) FROM points WHERE phase = 'model'") >
+		    e2e_sql_long(grid, "SELECT count(*) FROM points WHERE phase = 'model'"));
+	assert_int_equal(chdir(old), 0);
+	e2e_rmdir(dir);
 }
 
 /* The model phase measures coarse to fine: a budget that runs out in it leaves a grid that
@@ -246,7 +303,7 @@ static void test_fresh_model_phase_cut_spans_the_range(void **state)
 	(void)state;
 	assert_non_null(getcwd(old, sizeof(old)));
 	assert_int_equal(chdir(dir), 0);
-	run_model_plan(dir, "full.db", "1");
+	run_model_plan(dir, "full.db", "1", "");
 	snprintf(full, sizeof(full), "%s/full.db", dir);
 	pre_ms = e2e_sql_long(full, "SELECT CAST(1000 * sum(t.cost_s) AS INTEGER) FROM trials t "
 			      "JOIN points p ON p.id = t.point WHERE p.phase != 'model'");
@@ -255,7 +312,7 @@ static void test_fresh_model_phase_cut_spans_the_range(void **state)
 	assert_true(model_ms > 0);
 	/* enough for everything before the model phase and a third of it */
 	snprintf(budget, sizeof(budget), "%.6f", (pre_ms + model_ms / 3) / 3.6e6);
-	run_model_plan(dir, "cut.db", budget);
+	run_model_plan(dir, "cut.db", budget, "");
 	snprintf(cut, sizeof(cut), "%s/cut.db", dir);
 	n_full = e2e_sql_long(full, "SELECT count(*) FROM points WHERE phase = 'model'");
 	n_cut = e2e_sql_long(cut, "SELECT count(*) FROM points WHERE phase = 'model'");
@@ -349,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
 		cmocka_unit_test(test_fresh_model_phase_cut_spans_the_range),
+		cmocka_unit_test(test_fresh_model_phase_refines_the_grid),
 		cmocka_unit_test(test_fresh_chain_campaign_to_optimiser),
 	};
 

@@ -21,6 +21,10 @@
  * one) is above MODEL_LAYOUT_SE of it. A point the layout does not move stops at 4; `fit`
  * takes the robust mean over layouts of each layout's median (hx_fit.c).
  *
+ * Refinement (plan key model.refine, off by default): after every design's grid, levels
+ * are added where neighbouring levels' values differ the most (hx_model_refine.c), so a
+ * response that keeps falling between two far-apart levels gets points where it falls.
+ *
  * Order: (verb, metric) pairs whose designs are the same (the same inputs at the same
  * levels: their causes name the same walls) are measured point by point together, so a
  * point's rule sets are programmed once for all of them. Designs go one after the other
@@ -36,9 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/campaign/hx_campaign.h"
+#include "harness/campaign/hx_model_priv.h"
 
-#define MODEL_MAX_AXIS 32
 #define MODEL_MIN_LAYOUTS 4
 #define MODEL_LAYOUT_SE 0.005 /* of the mean: a quarter of the 2% a model is held to */
 
@@ -113,12 +116,6 @@ static int on_cause(const struct res_cause *c, void *vctx)
 	return 0;
 }
 
-struct design {
-	const struct hx_plan_dim *in[2];
-	double axis[2][MODEL_MAX_AXIS];
-	unsigned n_in, n_axis[2];
-};
-
 /* The inputs and their axes for (VERB, METRIC); n_in 0 when its causes name none. */
 static int design_for(struct hx_runner *r, const struct hx_plan *p, const char *verb,
 		      const char *metric, struct design *dz, struct scn_error *err)
@@ -177,6 +174,27 @@ static double layout_value(const struct hx_point_result *res)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+unsigned hx_model_point_trials(const struct hx_plan *p)
+{
+	return first_layouts(p) * layout_repeats(p);
+}
+
+/* Robust mean of the usable values of V[0..N) (NAN when none): a point's value. */
+static double layouts_mean(const double *v, unsigned n)
+{
+	double ok[HX_MAX_LAYOUTS];
+	struct hx_summary s;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			ok[k++] = v[i];
+	if (!k)
+		return NAN;
+	hx_summarise_robust(ok, k, &s);
+	return s.mean;
+}
+
 /* Is the mean of V[0..N) known well enough: the standard error of its robust mean
  * (hx_summarise_robust: a trial that ran 1.5x slow is left out) at most MODEL_LAYOUT_SE of
  * it? Layouts without a usable value (failed trials) do not count. */
@@ -195,9 +213,10 @@ static bool layouts_enough(const double *v, unsigned n)
 	return s.sd / sqrt((double)s.n) <= MODEL_LAYOUT_SE * fabs(s.mean);
 }
 
-/* Point L over its layouts (see the top of this file). -EDOM: it cannot be built. */
+/* Point L over its layouts (see the top of this file), its value (robust mean over them)
+ * in *VALUE. -EDOM: it cannot be built. */
 static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct gen_levels *l,
-			   struct scn_error *err)
+			   double *value, struct scn_error *err)
 {
 	double v[HX_MAX_LAYOUTS];
 	unsigned n = 0, want = first_layouts(p);
@@ -219,11 +238,11 @@ static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct 
 			hx_observe_more(r->observer, (unsigned long)(want - n) * layout_repeats(p));
 		}
 	}
+	*value = layouts_mean(v, n);
 	return 0;
 }
 
-/* Do designs A and B have the same inputs at the same levels? */
-static bool same_design(const struct design *a, const struct design *b)
+bool hx_model_same_design(const struct design *a, const struct design *b)
 {
 	if (a->n_in != b->n_in)
 		return false;
@@ -234,21 +253,20 @@ static bool same_design(const struct design *a, const struct design *b)
 	return true;
 }
 
-/* Point (I, J) of design DZ for baseline B over its layouts; -EDOM (cleared): it cannot be
- * built, even repaired, and is skipped. */
-static int measure_design_point(struct hx_runner *r, const struct hx_plan *p,
-				const struct hx_baseline *b, const struct design *dz, unsigned i,
-				unsigned j, struct scn_error *err)
+int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
+			   const struct hx_baseline *b, const struct design *dz, unsigned i,
+			   unsigned j, double *value, struct scn_error *err)
 {
 	struct gen_levels l;
 	int rc;
 
+	*value = NAN;
 	hx_levels_base(p, b->verb, b->metric, &l);
 	gen_levels_set(&l, dz->in[0]->dim, dz->axis[0][i], NULL);
 	if (dz->n_in > 1)
 		gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
 	gen_levels_repair(&l);
-	rc = measure_layouts(r, p, &l, err);
+	rc = measure_layouts(r, p, &l, value, err);
 	if (rc == -EDOM) {
 		scn_error_clear(err);
 		rc = 0;
@@ -290,7 +308,8 @@ static unsigned axis_depths(unsigned n, unsigned *depth)
  * a point's rule sets (one per layout) are then programmed, built and analysed once for all
  * of them instead of once per (verb, metric). */
 static int measure_depth(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
-			 const struct design *dz, unsigned b0, unsigned d, struct scn_error *err)
+			 const struct design *dz, unsigned b0, unsigned d, struct model_values *mv,
+			 struct scn_error *err)
 {
 	unsigned depth[2][MODEL_MAX_AXIS] = { { 0 } }, ny = dz[b0].n_in > 1 ? dz[b0].n_axis[1] : 1;
 	int rc = 0;
@@ -303,9 +322,9 @@ static int measure_depth(struct hx_runner *r, const struct hx_plan *p, const str
 			if ((depth[0][i] > depth[1][j] ? depth[0][i] : depth[1][j]) != d)
 				continue;
 			for (unsigned b = b0; b < o->n_baselines && rc == 0; b++)
-				if (dz[b].n_in && same_design(&dz[b], &dz[b0]))
-					rc = measure_design_point(r, p, &o->baselines[b], &dz[b0], i,
-								  j, err);
+				if (dz[b].n_in && hx_model_same_design(&dz[b], &dz[b0]))
+					rc = hx_model_measure_point(r, p, &o->baselines[b], &dz[b0],
+								    i, j, &mv->v[b][i][j], err);
 		}
 	return rc;
 }
@@ -319,7 +338,7 @@ static unsigned design_leads(const struct hx_outcome *o, const struct design *dz
 		bool seen = false;
 
 		for (unsigned k = 0; k < n && !seen; k++)
-			seen = same_design(&dz[b], &dz[lead[k]]);
+			seen = hx_model_same_design(&dz[b], &dz[lead[k]]);
 		if (dz[b].n_in && !seen)
 			lead[n++] = b;
 	}
@@ -346,10 +365,18 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	struct design dz[HX_MAX_BASELINES];
 	unsigned lead[HX_MAX_BASELINES], n_lead, most;
 	unsigned long planned = 0;
+	struct model_values *mv;
 	int rc = 0;
 
 	if (!p->model_levels)
 		return 0;
+	mv = malloc(sizeof(*mv));
+	if (!mv)
+		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "model phase: out of memory");
+	for (unsigned b = 0; b < HX_MAX_BASELINES; b++)
+		for (unsigned i = 0; i < MODEL_MAX_AXIS; i++)
+			for (unsigned j = 0; j < MODEL_MAX_AXIS; j++)
+				mv->v[b][i][j] = NAN;
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
 		rc = design_for(r, p, topo_verb_name(o->baselines[b].verb),
 				hx_metric_name(o->baselines[b].metric), &dz[b], err);
@@ -363,7 +390,10 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	for (unsigned g = 0; g < n_lead && rc == 0; g++) {
 		most = deepest(dz, &lead[g], 1);
 		for (unsigned d = 0; d <= most && rc == 0; d++)
-			rc = measure_depth(r, p, o, dz, lead[g], d, err);
+			rc = measure_depth(r, p, o, dz, lead[g], d, mv, err);
 	}
+	if (rc == 0 && n_lead)
+		rc = hx_model_refine(r, p, o, dz, lead, n_lead, mv, err);
+	free(mv);
 	return rc;
 }

@@ -94,6 +94,11 @@ static unsigned long model_trials(const struct hx_plan *p, const struct hx_outco
 			for (unsigned i = 0; i < k; i++)
 				points *= p->model_levels + 2UL;
 			trials += k ? points * per_point : 0;
+			/* refinement: at most one level per input a round, at every level of the
+			 * other input */
+			trials += k ? (unsigned long)p->model_refine * k *
+					      (k > 1 ? p->model_levels + 2UL : 1) * per_point
+				    : 0;
 		}
 	return trials;
 }

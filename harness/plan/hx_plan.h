@@ -111,6 +111,7 @@ struct hx_plan {
 	unsigned model_levels;    /* model phase: levels per causal input (0 = no model phase) */
 	unsigned model_inputs;    /* causal dimensions per model, 1..2 */
 	unsigned model_layouts;   /* most rule layouts per model point, 1..HX_MAX_LAYOUTS */
+	unsigned model_refine;    /* most rounds of levels added where neighbours differ, 0..8 */
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };
 

@@ -7,6 +7,8 @@
  *     levels: 6        # levels per input, spread geometrically over the plan's range (2..12)
  *     max_inputs: 2    # causal dimensions per model (1..2), the strongest causes first
  *     layouts: 8       # most rule layouts per point (1..64; hx_model.c says how many)
+ *     refine: 0        # most rounds of levels added where neighbours differ (0..8;
+ *                      # hx_model_refine.c)
  * Absent: no model phase (levels = 0).
  */
 #include "harness/plan/hx_plan_priv.h"
@@ -15,7 +17,7 @@
 
 int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
-	static const char *const keys[] = { "levels", "max_inputs", "layouts", NULL };
+	static const char *const keys[] = { "levels", "max_inputs", "layouts", "refine", NULL };
 	struct ycfg_node n;
 	int64_t v;
 	int rc;
@@ -23,6 +25,7 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	p->model_levels = 0;
 	p->model_inputs = 2;
 	p->model_layouts = 1;
+	p->model_refine = 0;
 	if (ycfg_get(root, "model", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
@@ -35,5 +38,8 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	if ((rc = ycfg_opt_int(&n, "layouts", 1, HX_MAX_LAYOUTS, 8, &v, err)) < 0)
 		return rc;
 	p->model_layouts = (unsigned)v;
+	if ((rc = ycfg_opt_int(&n, "refine", 0, 8, 0, &v, err)) < 0)
+		return rc;
+	p->model_refine = (unsigned)v;
 	return 0;
 }
