@@ -52,6 +52,13 @@ void fit_cache_grad(enum fit_form form, const double *params, const double in[2]
 void fit_cache_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The spill forms whose walk misses a steering cache (spillc2, spillc2y, lspillc2,
+ * lspillc2y; fit_forms_spillc.c). */
+double fit_spillc_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_spillc_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_spillc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		      double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);

@@ -34,8 +34,10 @@ static size_t collect(size_t n_inputs, const enum fit_form *forms, size_t n_form
 			cand[nc++] = forms[i];
 		return nc;
 	}
-	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) /* cache2: only when asked (fit.h) */
-		if (fit_form_get((enum fit_form)f)->n_inputs == n_inputs && f != FIT_CACHE2)
+	/* cache2 and the spillc forms (one input must be flows): only when asked (fit.h) */
+	for (unsigned f = 0; f < FIT_FORM_COUNT; f++)
+		if (fit_form_get((enum fit_form)f)->n_inputs == n_inputs && f != FIT_CACHE2 &&
+		    f < FIT_SPILLC2)
 			cand[nc++] = (enum fit_form)f;
 	return nc;
 }

@@ -18,11 +18,14 @@ size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
 	/* cache2 (8 parameters) is not among them: on 30 points of CX-7's send bandwidth
 	 * AICc picked it over cap2 at a held-out maximum of 5.7% against cap2's 1.8%
-	 * (test-fitcmd-sim); it is fitted when asked for (--form cache2). */
+	 * (test-fitcmd-sim); it is fitted when asked for (--form cache2). The spill forms
+	 * whose walk misses a steering cache (spillc2 ..., 9-10 parameters) are. */
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
-					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y };
+					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
+					     FIT_SPILLC2, FIT_SPILLC2Y };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
-					      FIT_LSPILL2, FIT_LSPILL2Y };
+					      FIT_LSPILL2, FIT_LSPILL2Y, FIT_LSPILLC2,
+					      FIT_LSPILLC2Y };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
@@ -183,6 +186,33 @@ static int fit_single(const struct hx_fit_data *d, int v, const enum fit_form *f
 	return 0;
 }
 
+/* Is input V (0 = x, 1 = y) of D the flows? The forms whose walk holds flows (spillc2 ...:
+ * their probes are a walk over the masks holding that many flows) take no other input. */
+static bool input_is_flows(const struct hx_fit_data *d, int v)
+{
+	const char *comma = strchr(d->inputs, ',');
+
+	if (v == 0)
+		return comma ? (size_t)(comma - d->inputs) == 5 && !strncmp(d->inputs, "flows", 5)
+			     : !strcmp(d->inputs, "flows");
+	return comma && !strcmp(comma + 1, "flows");
+}
+
+/* Leave out of FORMS (N of them, in place) the flows forms whose flows input is not. */
+static size_t keep_meaningful(const struct hx_fit_data *d, enum fit_form *forms, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool fx = forms[i] == FIT_SPILLC2 || forms[i] == FIT_LSPILLC2;
+		bool fy = forms[i] == FIT_SPILLC2Y || forms[i] == FIT_LSPILLC2Y;
+
+		if ((!fx || input_is_flows(d, 0)) && (!fy || input_is_flows(d, 1)))
+			forms[k++] = forms[i];
+	}
+	return k;
+}
+
 int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t n_forms,
 		 const struct fit_opts *opts, struct fit_selection *sel, struct scn_error *err)
 {
@@ -194,7 +224,7 @@ int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "hx_fit_group: NULL");
 	memset(sel, 0, sizeof(*sel));
 	if (!forms || !n_forms) {
-		n_forms = hx_fit_default_forms(d->metric, def);
+		n_forms = keep_meaningful(d, def, hx_fit_default_forms(d->metric, def));
 		forms = def;
 	}
 	for (size_t i = 0; i < n_forms; i++) {
