@@ -60,6 +60,12 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			    "a + b*P*(1 + u*m) + D*s(y), P = 3y (1 - exp(-x/(3y))), "
 			    "m = 1 - min(1, r/x) min(1, Q/y)", 9, 2, false,
 			    { "a", "b", "u", "r", "Q", "D", "x0", "p", "q" } },
+	[FIT_WALKC2] = { FIT_WALKC2, "walkc2",
+			 "a + b*x*(1 + u*m(x)) + c*y*(1 + u*m(y)), m(w) = 1 - r/w past r", 5, 2,
+			 false, { "a", "b", "c", "u", "r" } },
+	[FIT_CAPC2] = { FIT_CAPC2, "capc2",
+			"L / smax(1, c + (k1*x + k2*y)*(1 + u*m)), m = 1 - r/(x + y) past r", 6, 2,
+			false, { "L", "c", "k1", "k2", "u", "r" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -108,6 +114,10 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 	[FIT_LSPILLC2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y, FIT_U_X,
 			      FIT_U_ONE, FIT_U_ONE },
 			    { false, false, true, true, true, true, true, true, true }, false },
+	[FIT_WALKC2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_YPERX, FIT_U_ONE, FIT_U_X },
+			 { false, false, false, true, true }, false },
+	[FIT_CAPC2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_ONE, FIT_U_X },
+			{ true, true, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -198,6 +208,8 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_SPILLC2Y:
 	case FIT_LSPILLC2:
 	case FIT_LSPILLC2Y: return fit_spillc_eval(form, p, in);
+	case FIT_WALKC2: return fit_walkc_eval(form, p, in);
+	case FIT_CAPC2: return fit_capc_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -267,6 +279,8 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_SPILLC2Y:
 	case FIT_LSPILLC2:
 	case FIT_LSPILLC2Y: fit_spillc_grad(form, p, in, g); return;
+	case FIT_WALKC2: fit_walkc_grad(form, p, in, g); return;
+	case FIT_CAPC2: fit_capc_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -376,6 +390,12 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_LSPILLC2:
 	case FIT_LSPILLC2Y:
 		fit_spillc_guess(form, n, x, y, p);
+		return;
+	case FIT_WALKC2:
+		fit_walkc_guess(form, n, x, y, p);
+		return;
+	case FIT_CAPC2:
+		fit_capc_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

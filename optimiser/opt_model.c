@@ -21,7 +21,7 @@
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
 					   "cap", "walk", "cliff", "cliffy", "spill", "spilly",
 					   "lspill", "lspilly", "cache", "spillc", "spillcy",
-					   "lspillc", "lspillcy" };
+					   "lspillc", "lspillcy", "walkc", "capc" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -75,6 +75,8 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_LSPILLC:
 	case OPT_FORM_LSPILLCY: return n == 9 && p[3] > 0.0 && p[4] > 0.0 && p[6] > 0.0 &&
 				       p[7] > 0.0 && p[8] >= 0.0;
+	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
+	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
 	}
 	return false;
 }
@@ -355,6 +357,24 @@ static double lspillc_value(const double *p, double f, double w)
 	       p[5] * spill_share(f, p[6] - p[8] * w, p[7]);
 }
 
+/* walkc [a,b,c,u,r]: a + b x (1 + u m(x)) + c y (1 + u m(y)), m(w) = 1 - r/w past r. */
+static double walkc_value(const double *p, double x, double y)
+{
+	double mx = x > p[4] ? 1.0 - p[4] / x : 0.0, my = y > p[4] ? 1.0 - p[4] / y : 0.0;
+
+	return p[0] + p[1] * x * (1.0 + p[3] * mx) + p[2] * y * (1.0 + p[3] * my);
+}
+
+/* capc [L,c,k1,k2,u,r]: L / smax(1, c + (k1 x + k2 y)(1 + u m)), m = 1 - r/(x + y) past r
+ * (smax as cap's). */
+static double capc_value(const double *p, double x, double y)
+{
+	double w = x + y, m = w > p[5] ? 1.0 - p[5] / w : 0.0;
+	double t = fmax(0.0, p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m)), top = fmax(1.0, t);
+
+	return p[0] / (top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32));
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -401,6 +421,8 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_SPILLCY: v = spillc_value(p, y, x); break;
 	case OPT_FORM_LSPILLC: v = lspillc_value(p, x, y); break;
 	case OPT_FORM_LSPILLCY: v = lspillc_value(p, y, x); break;
+	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
+	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

@@ -168,6 +168,8 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		{ FIT_SPILLC2Y, OPT_FORM_SPILLCY, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1 }, 10 },
 		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
 		{ FIT_LSPILLC2Y, OPT_FORM_LSPILLCY, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
+		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
+		{ FIT_CAPC2, OPT_FORM_CAPC, { 97, 0.2, 0.01, 0.02, 1.3, 15 }, 6 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -179,7 +181,8 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
 					   cases[c].ff == FIT_CLIFF2Y || cases[c].ff == FIT_SPILL2 ||
 					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ||
-					   cases[c].ff == FIT_SPILLC2 || cases[c].ff == FIT_SPILLC2Y ? "bw" : "lat", cases[c].of,
+					   cases[c].ff == FIT_SPILLC2 || cases[c].ff == FIT_SPILLC2Y ||
+					   cases[c].ff == FIT_CAPC2 ? "bw" : "lat", cases[c].of,
 					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 

@@ -129,6 +129,8 @@ static void test_fitting_gradients(void **state)
 		[FIT_SPILLC2Y] = { 88, 0.3, 0.02, 1.5, 30, 60, 20, 60, 3, 0.1 },
 		[FIT_LSPILLC2] = { 2.7, 0.05, 1.5, 50, 20, 10, 30, 3, 0.1 },
 		[FIT_LSPILLC2Y] = { 2.7, 0.05, 1.5, 30, 60, 10, 60, 3, 0.1 },
+		[FIT_WALKC2] = { 2.7, 0.05, 0.08, 0.4, 30 },
+		[FIT_CAPC2] = { 97, 0.2, 0.01, 0.02, 1.3, 50 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {
@@ -522,6 +524,73 @@ static void test_fitting_spillc_recovered(void **state)
 	assert_true(m.q.cv_max_bias < 0.04);
 }
 
+/* Latency of two walks, one per host, past a steering cache of 32 masks on each (a missed
+ * probe costs u = 0.15 more): walkc2 recovers the capacity and the miss cost from 1% noise,
+ * AICc prefers it to the plane and walk2, and it holds the data out more closely than the
+ * plane, which cannot bend past the cache. */
+static void test_fitting_walkc_recovered(void **state)
+{
+	static const double truth[5] = { 15, 0.33, 0.3, 0.15, 32 };
+	static const double masks[] = { 1, 2, 4, 8, 12, 16, 24, 28, 33, 40, 48, 64 };
+	static const enum fit_form cands[] = { FIT_PLANE, FIT_WALK2, FIT_WALKC2 };
+	const size_t nm = sizeof(masks) / sizeof(masks[0]);
+	struct synth s = { .n = 0 };
+	struct fit_selection sel;
+	struct scn_error e;
+
+	(void)state;
+	synth_levels(&s, FIT_WALKC2, truth, masks, nm, masks, nm, 0.01, 77);
+	struct fit_data d = data_of(&s);
+	assert_int_equal(fit_select(&d, 2, cands, 3, NULL, &sel, &e), 0);
+	const struct fit_model *w = &sel.models[sel.best], *pl = &sel.models[0];
+	print_message("# walkc2: %s won (%s); r %.1f (32), u %.3f (0.15), held-out max %.2f%% "
+		      "(plane %.2f%%)\n", fit_form_name(w->form), sel.reason, w->params[4],
+		      w->params[3], 100 * w->q.cv_max_bias, 100 * pl->q.cv_max_bias);
+	assert_int_equal(w->form, FIT_WALKC2);
+	assert_true(fabs(w->params[4] - 32) < 0.15 * 32);
+	assert_true(fabs(w->params[3] - 0.15) < 0.3 * 0.15);
+	assert_true(fabs(w->params[1] - 0.33) < 0.05 * 0.33);
+	assert_true(w->q.cv_max_bias < 0.04);
+	assert_true(pl->q.cv_max_bias > 1.5 * w->q.cv_max_bias);
+	for (size_t j = 0; j < w->n_params; j++)
+		assert_true(isfinite(w->se[j]));
+}
+
+/* One walk over the masks of both inputs on one host (a shared tree: every lookup walks
+ * every group) past the host's steering cache of 30 masks: capc2 recovers the capacity,
+ * the miss cost and both slopes from 1% noise, and holds the data out far more closely
+ * than cache2 (two walks, each its own pipeline stage) and cap2, neither of which adds the
+ * two inputs' probes in one walk. */
+static void test_fitting_capc_recovered(void **state)
+{
+	static const double truth[6] = { 97, 0.2, 0.011, 0.022, 1.3, 30 };
+	static const double masks[] = { 1, 2, 5, 8, 12, 16, 24, 28, 33, 40, 48, 64 };
+	static const enum fit_form cands[] = { FIT_CAP2, FIT_CACHE2, FIT_CAPC2 };
+	const size_t nm = sizeof(masks) / sizeof(masks[0]);
+	struct synth s = { .n = 0 };
+	struct fit_selection sel;
+	struct scn_error e;
+
+	(void)state;
+	synth_levels(&s, FIT_CAPC2, truth, masks, nm, masks, nm, 0.01, 78);
+	struct fit_data d = data_of(&s);
+	assert_int_equal(fit_select(&d, 2, cands, 3, NULL, &sel, &e), 0);
+	const struct fit_model *w = &sel.models[sel.best];
+	print_message("# capc2: %s won (%s); r %.1f (30), u %.2f (1.3), k1 %.4f (0.011), k2 %.4f "
+		      "(0.022), held-out max %.2f%% (cap2 %.2f%%, cache2 %.2f%%)\n",
+		      fit_form_name(w->form), sel.reason, w->params[5], w->params[4], w->params[2],
+		      w->params[3], 100 * w->q.cv_max_bias, 100 * sel.models[0].q.cv_max_bias,
+		      100 * sel.models[1].q.cv_max_bias);
+	assert_int_equal(w->form, FIT_CAPC2);
+	assert_true(fabs(w->params[5] - 30) < 0.15 * 30);
+	assert_true(fabs(w->params[4] - 1.3) < 0.3 * 1.3);
+	assert_true(fabs(w->params[2] - 0.011) < 0.15 * 0.011);
+	assert_true(fabs(w->params[3] - 0.022) < 0.15 * 0.022);
+	assert_true(w->q.cv_max_bias < 0.04);
+	assert_true(sel.models[0].q.cv_max_bias > 2 * w->q.cv_max_bias);
+	assert_true(sel.models[1].q.cv_max_bias > 2 * w->q.cv_max_bias);
+}
+
 /* The generic baseline: exact on a polynomial in the log inputs (held-out bias ~0, the
  * same folds as the forms), far worse than the right form on a capacity cliff. */
 static void test_fitting_baseline_beside_the_forms(void **state)
@@ -905,6 +974,8 @@ int main(void)
 		cmocka_unit_test(test_fitting_ridge_parameter_held),
 		cmocka_unit_test(test_fitting_cache_recovered),
 		cmocka_unit_test(test_fitting_spillc_recovered),
+		cmocka_unit_test(test_fitting_walkc_recovered),
+		cmocka_unit_test(test_fitting_capc_recovered),
 		cmocka_unit_test(test_fitting_baseline_beside_the_forms),
 		cmocka_unit_test(test_fitting_artifact_latency),
 		cmocka_unit_test(test_fitting_too_few_points),

@@ -19,13 +19,15 @@ size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 	/* cache2 (8 parameters) is not among them: on 30 points of CX-7's send bandwidth
 	 * AICc picked it over cap2 at a held-out maximum of 5.7% against cap2's 1.8%
 	 * (test-fitcmd-sim); it is fitted when asked for (--form cache2). The spill forms
-	 * whose walk misses a steering cache (spillc2 ..., 9-10 parameters) are. */
+	 * whose walk misses a steering cache (spillc2 ..., 9-10 parameters) are, and the
+	 * latency of walks past a cache (walkc2), and one walk over two inputs of one host
+	 * past its cache (capc2). */
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
 					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
-					     FIT_SPILLC2, FIT_SPILLC2Y };
+					     FIT_SPILLC2, FIT_SPILLC2Y, FIT_CAPC2 };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
 					      FIT_LSPILL2, FIT_LSPILL2Y, FIT_LSPILLC2,
-					      FIT_LSPILLC2Y };
+					      FIT_LSPILLC2Y, FIT_WALKC2 };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
@@ -198,7 +200,18 @@ static bool input_is_flows(const struct hx_fit_data *d, int v)
 	return comma && !strcmp(comma + 1, "flows");
 }
 
-/* Leave out of FORMS (N of them, in place) the flows forms whose flows input is not. */
+/* Are both inputs of D masks of one host ("client." or "server." both)? capc2's one walk
+ * fills one host's cache with both. */
+static bool inputs_one_host(const struct hx_fit_data *d)
+{
+	const char *comma = strchr(d->inputs, ',');
+
+	return comma && ((!strncmp(d->inputs, "client.", 7) && !strncmp(comma + 1, "client.", 7)) ||
+			 (!strncmp(d->inputs, "server.", 7) && !strncmp(comma + 1, "server.", 7)));
+}
+
+/* Leave out of FORMS (N of them, in place) the forms whose inputs are not what they
+ * describe: the flows forms whose flows input is not, capc2 on inputs of two hosts. */
 static size_t keep_meaningful(const struct hx_fit_data *d, enum fit_form *forms, size_t n)
 {
 	size_t k = 0;
@@ -207,7 +220,8 @@ static size_t keep_meaningful(const struct hx_fit_data *d, enum fit_form *forms,
 		bool fx = forms[i] == FIT_SPILLC2 || forms[i] == FIT_LSPILLC2;
 		bool fy = forms[i] == FIT_SPILLC2Y || forms[i] == FIT_LSPILLC2Y;
 
-		if ((!fx || input_is_flows(d, 0)) && (!fy || input_is_flows(d, 1)))
+		if ((!fx || input_is_flows(d, 0)) && (!fy || input_is_flows(d, 1)) &&
+		    (forms[i] != FIT_CAPC2 || inputs_one_host(d)))
 			forms[k++] = forms[i];
 	}
 	return k;
