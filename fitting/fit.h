@@ -34,6 +34,23 @@
  *   0: the walks' probes miss a steering cache that x's masks (a = 1/capacity) and y's (b)
  *   fill, each miss costing u more than a hit's k; fit_forms_cache.c)
  *
+ *   spillc2   2       1 / ((1-s(x)) smax(1, c + k P (1 + u m)) / L + s(x) / S)
+ *                                             [L, c, k, u, r, Q, S, x0, p, q]
+ *   lspillc2  2       a + b P (1 + u m) + D s(x)     [a, b, u, r, Q, D, x0, p, q]
+ *   spillc2y, lspillc2y: the same with x and y swapped (all > 0 but a, b)
+ *   (spill2 / lspill2 in flows x whose fast path walks y masks that miss a steering cache:
+ *   P = 3x (1 - exp(-y/(3x))) the mean walk, m = 1 - min(1, r/y) min(1, Q/x) the lookups
+ *   that miss a cache of r masks and Q flows' rules, u a miss's extra cost per probe;
+ *   fit_forms_spillc.c)
+ *
+ *   walkc2    2       a + b x (1 + u m(x)) + c y (1 + u m(y))   [a, b, c, u, r] (u, r > 0)
+ *   (the latency of two walks whose probes miss a steering cache of r masks on each host:
+ *   m(w) = 1 - r/w past r, else 0; fit_forms_walkc.c)
+ *
+ *   capc2     2       L / smax(1, c + (k1 x + k2 y)(1 + u m))   [L, c, k1, k2, u, r] (> 0)
+ *   (one walk over both inputs' masks on one host, missing its steering cache of r masks
+ *   past m = 1 - r/(x + y); fit_forms_capc.c)
+ *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
  *          (fit_forms_mech.c). Inputs are mask counts: these forms are fitted unscaled.
@@ -95,7 +112,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 8
+#define FIT_MAX_PARAMS 10
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {
@@ -117,6 +134,12 @@ enum fit_form {
 	FIT_LSPILL2,
 	FIT_LSPILL2Y,
 	FIT_CACHE2,
+	FIT_SPILLC2,
+	FIT_SPILLC2Y,
+	FIT_LSPILLC2,
+	FIT_LSPILLC2Y,
+	FIT_WALKC2,
+	FIT_CAPC2,
 	FIT_FORM_COUNT
 };
 
@@ -260,7 +283,8 @@ struct fit_selection {
  * AICc winner's: CV errors closer than that are noise and the AICc winner stays (this keeps
  * plane data from going to rbf2, which contains a plane as a limit, on a 2.07% vs 2.08%
  * coin toss). A model without CV figures counts as having infinite CV error. forms/n_forms list candidates; forms == NULL means every form
- * with n_inputs inputs but cache2, which is fitted only when listed (8 parameters: on 30
+ * with n_inputs inputs but cache2, the spillc forms (their x, or y, must be flows: the
+ * harness lists them when an input is), walkc2 and capc2, which are fitted only when listed (8 parameters: on 30
  * points AICc preferred it to cap2 at a worse held-out bias) (at most FIT_FORM_COUNT; each
  * must take n_inputs inputs). Each
  * candidate gets the same opts (same seed). Returns 0, -EINVAL (bad input), -EDOM (no candidate produced a valid

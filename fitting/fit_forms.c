@@ -44,6 +44,28 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 	[FIT_CACHE2] = { FIT_CACHE2, "cache2",
 			 "L / smax(1, c + v(x) (k1 + u*m), c + v(y) (k2 + u*m)), m = 1 - 1/(a*x + b*y)",
 			 8, 2, false, { "L", "c", "k1", "k2", "u", "a", "b", "s" } },
+	[FIT_SPILLC2] = { FIT_SPILLC2, "spillc2",
+			  "1 / ((1-s(x)) smax(1, c + k*P*(1 + u*m)) / L + s(x) / S), "
+			  "P = 3x (1 - exp(-y/(3x))), m = 1 - min(1, r/y) min(1, Q/x)", 10, 2, false,
+			  { "L", "c", "k", "u", "r", "Q", "S", "x0", "p", "q" } },
+	[FIT_SPILLC2Y] = { FIT_SPILLC2Y, "spillc2y",
+			   "1 / ((1-s(y)) smax(1, c + k*P*(1 + u*m)) / L + s(y) / S), "
+			   "P = 3y (1 - exp(-x/(3y))), m = 1 - min(1, r/x) min(1, Q/y)", 10, 2, false,
+			   { "L", "c", "k", "u", "r", "Q", "S", "x0", "p", "q" } },
+	[FIT_LSPILLC2] = { FIT_LSPILLC2, "lspillc2",
+			   "a + b*P*(1 + u*m) + D*s(x), P = 3x (1 - exp(-y/(3x))), "
+			   "m = 1 - min(1, r/y) min(1, Q/x)", 9, 2, false,
+			   { "a", "b", "u", "r", "Q", "D", "x0", "p", "q" } },
+	[FIT_LSPILLC2Y] = { FIT_LSPILLC2Y, "lspillc2y",
+			    "a + b*P*(1 + u*m) + D*s(y), P = 3y (1 - exp(-x/(3y))), "
+			    "m = 1 - min(1, r/x) min(1, Q/y)", 9, 2, false,
+			    { "a", "b", "u", "r", "Q", "D", "x0", "p", "q" } },
+	[FIT_WALKC2] = { FIT_WALKC2, "walkc2",
+			 "a + b*x*(1 + u*m(x)) + c*y*(1 + u*m(y)), m(w) = 1 - r/w past r", 5, 2,
+			 false, { "a", "b", "c", "u", "r" } },
+	[FIT_CAPC2] = { FIT_CAPC2, "capc2",
+			"L / smax(1, c + (k1*x + k2*y)*(1 + u*m)), m = 1 - r/(x + y) past r", 6, 2,
+			false, { "L", "c", "k1", "k2", "u", "r" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -80,6 +102,22 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 	[FIT_CACHE2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_INVX, FIT_U_INVX,
 			   FIT_U_INVX, FIT_U_X }, { true, true, true, true, true, true, true, true },
 			 true },
+	[FIT_SPILLC2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y,
+			    FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			  { true, true, true, true, true, true, true, true, true, true }, false },
+	[FIT_SPILLC2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y,
+			     FIT_U_X, FIT_U_ONE, FIT_U_ONE },
+			   { true, true, true, true, true, true, true, true, true, true }, false },
+	[FIT_LSPILLC2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y, FIT_U_X,
+			     FIT_U_ONE, FIT_U_ONE },
+			   { false, false, true, true, true, true, true, true, true }, false },
+	[FIT_LSPILLC2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y, FIT_U_X,
+			      FIT_U_ONE, FIT_U_ONE },
+			    { false, false, true, true, true, true, true, true, true }, false },
+	[FIT_WALKC2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_YPERX, FIT_U_ONE, FIT_U_X },
+			 { false, false, false, true, true }, false },
+	[FIT_CAPC2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_ONE, FIT_U_X },
+			{ true, true, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -166,6 +204,12 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y: return fit_spill_eval(form, p, in);
 	case FIT_CACHE2: return fit_cache_eval(form, p, in);
+	case FIT_SPILLC2:
+	case FIT_SPILLC2Y:
+	case FIT_LSPILLC2:
+	case FIT_LSPILLC2Y: return fit_spillc_eval(form, p, in);
+	case FIT_WALKC2: return fit_walkc_eval(form, p, in);
+	case FIT_CAPC2: return fit_capc_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -231,6 +275,12 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y: fit_spill_grad(form, p, in, g); return;
 	case FIT_CACHE2: fit_cache_grad(form, p, in, g); return;
+	case FIT_SPILLC2:
+	case FIT_SPILLC2Y:
+	case FIT_LSPILLC2:
+	case FIT_LSPILLC2Y: fit_spillc_grad(form, p, in, g); return;
+	case FIT_WALKC2: fit_walkc_grad(form, p, in, g); return;
+	case FIT_CAPC2: fit_capc_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -334,6 +384,18 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 		return;
 	case FIT_CACHE2:
 		fit_cache_guess(form, n, x, y, p);
+		return;
+	case FIT_SPILLC2:
+	case FIT_SPILLC2Y:
+	case FIT_LSPILLC2:
+	case FIT_LSPILLC2Y:
+		fit_spillc_guess(form, n, x, y, p);
+		return;
+	case FIT_WALKC2:
+		fit_walkc_guess(form, n, x, y, p);
+		return;
+	case FIT_CAPC2:
+		fit_capc_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

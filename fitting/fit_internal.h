@@ -52,6 +52,25 @@ void fit_cache_grad(enum fit_form form, const double *params, const double in[2]
 void fit_cache_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The spill forms whose walk misses a steering cache (spillc2, spillc2y, lspillc2,
+ * lspillc2y; fit_forms_spillc.c). */
+double fit_spillc_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_spillc_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_spillc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		      double *p);
+
+/* The latency of walks that miss a steering cache (walkc2; fit_forms_walkc.c). */
+double fit_walkc_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_walkc_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_walkc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
+
+/* One walk over both inputs past a shared steering cache (capc2; fit_forms_capc.c). */
+double fit_capc_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_capc_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_capc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		    double *p);
+
 /* Heuristic start for a form in scaled space (data already scaled). */
 void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		    double *p);

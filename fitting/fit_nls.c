@@ -181,6 +181,15 @@ static int solve_nonlinear(const struct fit_ctx *c, const struct fit_opts *o,
 			random_start(c, g, &rng, p0);
 		run_start(c, w, &fdf, o, p0, &ok, &any, &nconv);
 	}
+	/* A start that ran out of iterations below every converged one's residual is carried
+	 * on from where it stopped (twice at most; still one start): it is the better fit,
+	 * only slower to converge (on a ridge of the form; without this, a converged worse
+	 * minimum won). */
+	for (int k = 0; k < 2 && any.have && isfinite(any.sse) && (!ok.have || any.sse < ok.sse);
+	     k++) {
+		memcpy(p0, any.p, sizeof(p0));
+		run_start(c, w, &fdf, o, p0, &ok, &any, &nconv);
+	}
 	gsl_multifit_nlinear_free(w);
 
 	const struct fit_best *b = ok.have ? &ok : &any;

@@ -20,7 +20,8 @@
 
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
 					   "cap", "walk", "cliff", "cliffy", "spill", "spilly",
-					   "lspill", "lspilly", "cache" };
+					   "lspill", "lspilly", "cache", "spillc", "spillcy",
+					   "lspillc", "lspillcy", "walkc", "capc" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -68,6 +69,14 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_LSPILL:
 	case OPT_FORM_LSPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] >= 0.0;
 	case OPT_FORM_CACHE: return n == 8 && p[5] >= 0.0 && p[6] >= 0.0 && p[7] > 0.0;
+	case OPT_FORM_SPILLC:
+	case OPT_FORM_SPILLCY: return n == 10 && p[4] > 0.0 && p[5] > 0.0 && p[6] > 0.0 &&
+				      p[7] > 0.0 && p[8] > 0.0 && p[9] >= 0.0;
+	case OPT_FORM_LSPILLC:
+	case OPT_FORM_LSPILLCY: return n == 9 && p[3] > 0.0 && p[4] > 0.0 && p[6] > 0.0 &&
+				       p[7] > 0.0 && p[8] >= 0.0;
+	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
+	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
 	}
 	return false;
 }
@@ -321,6 +330,51 @@ static double cache_value(const double *p, double x, double y)
 				 1.0 / 32));
 }
 
+/* What a walk over W masks holding F flows costs past a steering cache of R masks and the
+ * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc; scalacn-opt.h). */
+static double cached_walk(double f, double w, double u, double r, double q)
+{
+	double pr = f > 0.0 ? -3.0 * f * expm1(-w / (3.0 * f)) : 0.0;
+	double m = 1.0 - (w > r ? r / w : 1.0) * (f > q ? q / f : 1.0);
+
+	return pr * (1.0 + u * m);
+}
+
+/* spillc [L,c,k,u,r,Q,S,x0,p,q], flows F, masks W (scalacn-opt.h; smax as cap's). */
+static double spillc_value(const double *p, double f, double w)
+{
+	double s = spill_share(f, p[7] - p[9] * w, p[8]);
+	double t = fmax(0.0, p[1] + p[2] * cached_walk(f, w, p[3], p[4], p[5]));
+	double top = fmax(1.0, t), m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
+
+	return 1.0 / ((1.0 - s) * m / p[0] + s / p[6]);
+}
+
+/* lspillc [a,b,u,r,Q,D,x0,p,q], flows F, masks W (scalacn-opt.h). */
+static double lspillc_value(const double *p, double f, double w)
+{
+	return p[0] + p[1] * cached_walk(f, w, p[2], p[3], p[4]) +
+	       p[5] * spill_share(f, p[6] - p[8] * w, p[7]);
+}
+
+/* walkc [a,b,c,u,r]: a + b x (1 + u m(x)) + c y (1 + u m(y)), m(w) = 1 - r/w past r. */
+static double walkc_value(const double *p, double x, double y)
+{
+	double mx = x > p[4] ? 1.0 - p[4] / x : 0.0, my = y > p[4] ? 1.0 - p[4] / y : 0.0;
+
+	return p[0] + p[1] * x * (1.0 + p[3] * mx) + p[2] * y * (1.0 + p[3] * my);
+}
+
+/* capc [L,c,k1,k2,u,r]: L / smax(1, c + (k1 x + k2 y)(1 + u m)), m = 1 - r/(x + y) past r
+ * (smax as cap's). */
+static double capc_value(const double *p, double x, double y)
+{
+	double w = x + y, m = w > p[5] ? 1.0 - p[5] / w : 0.0;
+	double t = fmax(0.0, p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m)), top = fmax(1.0, t);
+
+	return p[0] / (top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32));
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -363,6 +417,12 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 		v = p[0] + p[1] * x + p[2] * spill_share(y, p[3] - p[5] * x, p[4]);
 		break;
 	case OPT_FORM_CACHE: v = cache_value(p, x, y); break;
+	case OPT_FORM_SPILLC: v = spillc_value(p, x, y); break;
+	case OPT_FORM_SPILLCY: v = spillc_value(p, y, x); break;
+	case OPT_FORM_LSPILLC: v = lspillc_value(p, x, y); break;
+	case OPT_FORM_LSPILLCY: v = lspillc_value(p, y, x); break;
+	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
+	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

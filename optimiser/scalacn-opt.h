@@ -151,6 +151,19 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *                        a*x + b*y > 1, else 0 (a, b >= 0): the two walks' probes miss a
  *                        steering cache x's and y's masks fill (a, b: one over its capacity),
  *                        a miss costing u more than a probe's k
+ *   spillc  [L,c,k,u,r,Q,S,x0,p,q]  spill whose walk misses a steering cache: 1 / ((1 - s(x))
+ *                        * smax(1, c + k*P*(1 + u*m)) / L + s(x) / S) with s(x) as spill's
+ *                        (x0, p, S > 0, q >= 0), P = 3x (1 - exp(-y/(3x))) the walk over y
+ *                        masks holding x flows, m = 1 - min(1, r/y) * min(1, Q/x) the
+ *                        lookups that miss a cache of r masks and Q flows' rules (r, Q > 0)
+ *   lspillc [a,b,u,r,Q,D,x0,p,q]  a + b*P*(1 + u*m) + D*s(x): its latency
+ *   spillcy, lspillcy       the same with x and y swapped
+ *   walkc   [a,b,c,u,r]  a + b*x*(1 + u*m(x)) + c*y*(1 + u*m(y)) with m(w) = 1 - r/w for
+ *                        w > r, else 0 (u >= 0, r > 0): latency of walks whose probes miss a
+ *                        steering cache of r masks on each host
+ *   capc    [L,c,k1,k2,u,r]  L / smax(1, c + (k1*x + k2*y)*(1 + u*m)) with m = 1 - r/(x + y)
+ *                        for x + y > r, else 0 (u >= 0, r > 0): one walk over both inputs'
+ *                        masks on one host, missing its steering cache of r masks
  *   (a file with a form this library does not know, e.g. cache in a file read by a library
  *   from before it, is refused as "bad form": the format's version is unchanged, since every
  *   older file still loads and means the same)
@@ -166,8 +179,9 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
-		OPT_FORM_LSPILLY, OPT_FORM_CACHE };
-#define OPT_MODEL_MAX_PARAMS 8 /* 7 before cache: the row struct grew */
+		OPT_FORM_LSPILLY, OPT_FORM_CACHE, OPT_FORM_SPILLC, OPT_FORM_SPILLCY,
+		OPT_FORM_LSPILLC, OPT_FORM_LSPILLCY, OPT_FORM_WALKC, OPT_FORM_CAPC };
+#define OPT_MODEL_MAX_PARAMS 10 /* 7 before cache, 8 before spillc: the row struct grew */
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

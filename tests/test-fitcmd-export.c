@@ -142,14 +142,15 @@ static void test_fitcmd_export_mechanism_forms(void **state)
 }
 
 /* The optimiser's cap [L,c,k1,s] / walk [a,b,s] rows (one input) equal fitting's cap / walk,
- * and its five- / four-parameter rows fitting's cap2 / walk2, at points on both sides of
+ * and its five- / four-parameter rows fitting's cap2 / walk2 (every other exported form
+ * likewise, spillc's ten parameters included), at points on both sides of
  * the cap's corner and at zero masks (no hit probe). */
 static void test_fitcmd_export_mechanism_formulas(void **state)
 {
 	static const struct {
 		enum fit_form ff;
 		enum opt_form of;
-		double p[8];
+		double p[OPT_MODEL_MAX_PARAMS];
 		size_t n;
 	} cases[] = {
 		{ FIT_CAP, OPT_FORM_CAP, { 177, 0.45, 0.05, 150 }, 4 },
@@ -163,6 +164,12 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		{ FIT_LSPILL2, OPT_FORM_LSPILL, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
 		{ FIT_LSPILL2Y, OPT_FORM_LSPILLY, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
 		{ FIT_CACHE2, OPT_FORM_CACHE, { 97, 0.3, 0.01, 0.02, 0.05, 0.1, 0.05, 60 }, 8 },
+		{ FIT_SPILLC2, OPT_FORM_SPILLC, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1 }, 10 },
+		{ FIT_SPILLC2Y, OPT_FORM_SPILLCY, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1 }, 10 },
+		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
+		{ FIT_LSPILLC2Y, OPT_FORM_LSPILLCY, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
+		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
+		{ FIT_CAPC2, OPT_FORM_CAPC, { 97, 0.2, 0.01, 0.02, 1.3, 15 }, 6 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -173,7 +180,9 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
 					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
 					   cases[c].ff == FIT_CLIFF2Y || cases[c].ff == FIT_SPILL2 ||
-					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ? "bw" : "lat", cases[c].of,
+					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ||
+					   cases[c].ff == FIT_SPILLC2 || cases[c].ff == FIT_SPILLC2Y ||
+					   cases[c].ff == FIT_CAPC2 ? "bw" : "lat", cases[c].of,
 					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
 		struct opt_model *om = NULL;
 

@@ -103,6 +103,12 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_LSPILL2: *o = OPT_FORM_LSPILL; return 0;
 	case FIT_LSPILL2Y: *o = OPT_FORM_LSPILLY; return 0;
 	case FIT_CACHE2: *o = OPT_FORM_CACHE; return 0;
+	case FIT_SPILLC2: *o = OPT_FORM_SPILLC; return 0;
+	case FIT_SPILLC2Y: *o = OPT_FORM_SPILLCY; return 0;
+	case FIT_LSPILLC2: *o = OPT_FORM_LSPILLC; return 0;
+	case FIT_LSPILLC2Y: *o = OPT_FORM_LSPILLCY; return 0;
+	case FIT_WALKC2: *o = OPT_FORM_WALKC; return 0;
+	case FIT_CAPC2: *o = OPT_FORM_CAPC; return 0;
 	default: return -ENOTSUP;
 	}
 }

@@ -18,11 +18,16 @@ size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 {
 	/* cache2 (8 parameters) is not among them: on 30 points of CX-7's send bandwidth
 	 * AICc picked it over cap2 at a held-out maximum of 5.7% against cap2's 1.8%
-	 * (test-fitcmd-sim); it is fitted when asked for (--form cache2). */
+	 * (test-fitcmd-sim); it is fitted when asked for (--form cache2). The spill forms
+	 * whose walk misses a steering cache (spillc2 ..., 9-10 parameters) are, and the
+	 * latency of walks past a cache (walkc2), and one walk over two inputs of one host
+	 * past its cache (capc2). */
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
-					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y };
+					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
+					     FIT_SPILLC2, FIT_SPILLC2Y, FIT_CAPC2 };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
-					      FIT_LSPILL2, FIT_LSPILL2Y };
+					      FIT_LSPILL2, FIT_LSPILL2Y, FIT_LSPILLC2,
+					      FIT_LSPILLC2Y, FIT_WALKC2 };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
@@ -183,6 +188,45 @@ static int fit_single(const struct hx_fit_data *d, int v, const enum fit_form *f
 	return 0;
 }
 
+/* Is input V (0 = x, 1 = y) of D the flows? The forms whose walk holds flows (spillc2 ...:
+ * their probes are a walk over the masks holding that many flows) take no other input. */
+static bool input_is_flows(const struct hx_fit_data *d, int v)
+{
+	const char *comma = strchr(d->inputs, ',');
+
+	if (v == 0)
+		return comma ? (size_t)(comma - d->inputs) == 5 && !strncmp(d->inputs, "flows", 5)
+			     : !strcmp(d->inputs, "flows");
+	return comma && !strcmp(comma + 1, "flows");
+}
+
+/* Are both inputs of D masks of one host ("client." or "server." both)? capc2's one walk
+ * fills one host's cache with both. */
+static bool inputs_one_host(const struct hx_fit_data *d)
+{
+	const char *comma = strchr(d->inputs, ',');
+
+	return comma && ((!strncmp(d->inputs, "client.", 7) && !strncmp(comma + 1, "client.", 7)) ||
+			 (!strncmp(d->inputs, "server.", 7) && !strncmp(comma + 1, "server.", 7)));
+}
+
+/* Leave out of FORMS (N of them, in place) the forms whose inputs are not what they
+ * describe: the flows forms whose flows input is not, capc2 on inputs of two hosts. */
+static size_t keep_meaningful(const struct hx_fit_data *d, enum fit_form *forms, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool fx = forms[i] == FIT_SPILLC2 || forms[i] == FIT_LSPILLC2;
+		bool fy = forms[i] == FIT_SPILLC2Y || forms[i] == FIT_LSPILLC2Y;
+
+		if ((!fx || input_is_flows(d, 0)) && (!fy || input_is_flows(d, 1)) &&
+		    (forms[i] != FIT_CAPC2 || inputs_one_host(d)))
+			forms[k++] = forms[i];
+	}
+	return k;
+}
+
 int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t n_forms,
 		 const struct fit_opts *opts, struct fit_selection *sel, struct scn_error *err)
 {
@@ -194,7 +238,7 @@ int hx_fit_group(const struct hx_fit_data *d, const enum fit_form *forms, size_t
 		return scn_error_set(err, SCN_ERR_INTERNAL, -EINVAL, "hx_fit_group: NULL");
 	memset(sel, 0, sizeof(*sel));
 	if (!forms || !n_forms) {
-		n_forms = hx_fit_default_forms(d->metric, def);
+		n_forms = keep_meaningful(d, def, hx_fit_default_forms(d->metric, def));
 		forms = def;
 	}
 	for (size_t i = 0; i < n_forms; i++) {

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fit_forms_spillc: a capacity spill in flows whose fast path walks masks that miss a
+ * steering cache (fit.h). spill2 / lspill2's fast path is a straight walk in the masks; past
+ * the steering cache's capacity each probe of the walk reads host memory and the walk grows
+ * faster. With f the flows and w the masks (x and y, or y and x in the "y" forms):
+ *   probes  P = 3f (1 - exp(-w / (3f)))   the mean walk over w masks holding f flows: w
+ *           while masks are few against flows, short of it as they approach them (the mean
+ *           walk of f flows dealt over w masks is ~ (w + 1)/2 - w^2 / (12 f); the constant 3
+ *           is that, no parameter)
+ *   misses  m = 1 - min(1, r/w) min(1, Q/f)   the cache holds r masks and the rules of Q
+ *           flows; a lookup finds both with the product of the shares
+ *   walk    T = c + k P (1 + u m)             per-packet time relative to the wire (u: what a
+ *           missed probe costs more than a hit, relative)
+ *   spill   s(f) = 1 - (e/f)^p past e = x0 - q w, else 0 (as spill2)
+ *   spillc2    1 / ((1 - s) smax(1, T) / L + s / S)         [L, c, k, u, r, Q, S, x0, p, q]
+ *   lspillc2   a + b P (1 + u m) + D s                      [a, b, u, r, Q, D, x0, p, q]
+ * spillc2y / lspillc2y take the flows as y. Below both capacities (m = 0) and with no spill
+ * they are the cap / walk forms in the masks. P and T are homogeneous in (f, w): the forms
+ * are fitted on scaled inputs like spill2. The start takes spill2's corner and puts the
+ * cache's capacities at the middle of the inputs' ranges.
+ */
+#include <math.h>
+
+#include "fitting/fit_internal.h"
+
+static bool swapped(enum fit_form f)
+{
+	return f == FIT_SPILLC2Y || f == FIT_LSPILLC2Y;
+}
+
+static bool latency(enum fit_form f)
+{
+	return f == FIT_LSPILLC2 || f == FIT_LSPILLC2Y;
+}
+
+/* What a walk costs at (flows F, masks W): P (1 + u m) with its derivatives in u, r, Q
+ * (G[0..2]) and the probes (*PR). p = [u, r, Q]. */
+static double walk(double F, double W, const double *p, double *g, double *pr)
+{
+	double P = F > 0 ? -3 * F * expm1(-W / (3 * F)) : 0;
+	double hm = W > p[1] ? p[1] / W : 1, hr = F > p[2] ? p[2] / F : 1, m = 1 - hm * hr;
+
+	*pr = P;
+	g[0] = P * m;
+	g[1] = W > p[1] ? -P * p[0] * hr / W : 0;
+	g[2] = F > p[2] ? -P * p[0] * hm / F : 0;
+	return P * (1 + p[0] * m);
+}
+
+/* The spilled share at flows F, masks W with its derivatives in x0, p, q (G[0..2]). */
+static double share(double F, double W, const double *p, double *g)
+{
+	double e = p[0] - p[2] * W, r, w;
+
+	g[0] = g[1] = g[2] = 0;
+	if (!(F > e) || !(e > 0))
+		return 0;
+	r = e / F;
+	w = pow(r, p[1]);
+	g[0] = -p[1] * w / e;
+	g[1] = -w * log(r);
+	g[2] = -g[0] * W;
+	return 1 - w;
+}
+
+/* smax(1, t) and its derivative in t (the cap forms' smooth maximum). */
+static double smax1(double t, double *dm)
+{
+	double r, m;
+
+	if (!(t > 0)) {
+		*dm = 0;
+		return 1;
+	}
+	r = pow(fmin(t, 1 / t), FIT_CAP_SHARPNESS);
+	m = fmax(t, 1) * pow(1 + r, 1 / FIT_CAP_SHARPNESS);
+	*dm = pow(t / m, FIT_CAP_SHARPNESS - 1);
+	return m;
+}
+
+double fit_spillc_eval(enum fit_form f, const double *p, const double in[2])
+{
+	double g[3], pr;
+	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
+
+	if (latency(f))
+		return p[0] + p[1] * walk(F, W, p + 2, g, &pr) + p[5] * share(F, W, p + 6, g);
+	double s = share(F, W, p + 7, g), dm;
+	double m = smax1(p[1] + p[2] * walk(F, W, p + 3, g, &pr), &dm);
+
+	return 1 / ((1 - s) * m / p[0] + s / p[6]);
+}
+
+void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], double *g)
+{
+	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
+	double gw[3], gs[3], pr, wk, s, m, dm, den, k;
+
+	if (latency(f)) {
+		wk = walk(F, W, p + 2, gw, &pr);
+		s = share(F, W, p + 6, gs);
+		g[0] = 1;
+		g[1] = wk;
+		for (int j = 0; j < 3; j++) {
+			g[2 + j] = p[1] * gw[j];
+			g[6 + j] = p[5] * gs[j];
+		}
+		g[5] = s;
+		return;
+	}
+	wk = walk(F, W, p + 3, gw, &pr);
+	s = share(F, W, p + 7, gs);
+	m = smax1(p[1] + p[2] * wk, &dm);
+	den = (1 - s) * m / p[0] + s / p[6];
+	k = -1 / (den * den);               /* d value / d den */
+	double dt = k * (1 - s) * dm / p[0]; /* d value / d T */
+	g[0] = k * -(1 - s) * m / (p[0] * p[0]);
+	g[1] = dt;
+	g[2] = dt * wk;
+	for (int j = 0; j < 3; j++) {
+		g[3 + j] = dt * p[2] * gw[j];
+		g[7 + j] = k * (1 / p[6] - m / p[0]) * gs[j];
+	}
+	g[6] = k * -s / (p[6] * p[6]);
+}
+
+/* The middle of the levels of input CI: half-way between its smallest and largest. */
+static double middle(size_t n, const double (*x)[2], int ci)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, x[i][ci]);
+		hi = fmax(hi, x[i][ci]);
+	}
+	return hi > 0 ? 0.5 * (lo + hi) : 1.0;
+}
+
+/* Intercept and slope (*A, *B) of the response in input WI by least squares over the points
+ * at the smallest level of input FI (before any spill); 0 slope when there is no spread. */
+static void first_line(size_t n, const double (*x)[2], const double *y, int fi, int wi,
+		       double *a, double *b)
+{
+	double lo = INFINITY, sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		lo = fmin(lo, x[i][fi]);
+	for (size_t i = 0; i < n; i++)
+		if (x[i][fi] == lo) {
+			sx += x[i][wi];
+			sy += y[i];
+			sxx += x[i][wi] * x[i][wi];
+			sxy += x[i][wi] * y[i];
+			k++;
+		}
+	*b = k > 1 && sxx * k - sx * sx > 0 ? (sxy * k - sx * sy) / (sxx * k - sx * sx) : 0;
+	*a = k > 0 ? (sy - *b * sx) / k : 0;
+}
+
+void fit_spillc_guess(enum fit_form f, size_t n, const double (*x)[2], const double *y,
+		      double *p)
+{
+	enum fit_form base = latency(f) ? (swapped(f) ? FIT_LSPILL2Y : FIT_LSPILL2)
+					: (swapped(f) ? FIT_SPILL2Y : FIT_SPILL2);
+	int fi = swapped(f) ? 1 : 0;
+	double sp[FIT_MAX_PARAMS];
+
+	fit_spill_guess(base, n, x, y, sp);
+	if (latency(f)) { /* lspill2: a b D x0 p q */
+		first_line(n, x, y, fi, 1 - fi, &p[0], &p[1]);
+		p[1] = fmax(p[1], 1e-6) / 1.5;
+		p[2] = 1;
+		p[3] = middle(n, x, 1 - fi);
+		p[4] = 4 * middle(n, x, fi);
+		p[5] = sp[2];
+		p[6] = sp[3];
+		p[7] = sp[4];
+		p[8] = sp[5];
+		return;
+	}
+	/* spill2: L c k S x0 p q */
+	p[0] = sp[0];
+	p[1] = sp[1];
+	p[2] = sp[2];
+	p[3] = 1;
+	p[4] = middle(n, x, 1 - fi);
+	p[5] = middle(n, x, fi);
+	p[6] = sp[3];
+	p[7] = sp[4];
+	p[8] = sp[5];
+	p[9] = sp[6];
+}
