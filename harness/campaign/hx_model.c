@@ -364,12 +364,13 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 {
 	struct design dz[HX_MAX_BASELINES];
 	unsigned lead[HX_MAX_BASELINES], n_lead, most;
-	unsigned long planned = 0;
+	unsigned long planned = 0, refine_left;
 	struct model_values *mv;
 	int rc = 0;
 
 	if (!p->model_levels)
 		return 0;
+	memset(dz, 0, sizeof(dz));
 	mv = malloc(sizeof(*mv));
 	if (!mv)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "model phase: out of memory");
@@ -385,7 +386,8 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 				   (dz[b].n_in > 1 ? dz[b].n_axis[1] : 1) * first_layouts(p) *
 				   layout_repeats(p);
 	}
-	hx_observe_phase(r->observer, "model", planned);
+	refine_left = rc ? 0 : hx_model_refine_planned(p, dz, o->n_baselines);
+	hx_observe_phase(r->observer, "model", planned + refine_left);
 	n_lead = rc ? 0 : design_leads(o, dz, lead);
 	for (unsigned g = 0; g < n_lead && rc == 0; g++) {
 		most = deepest(dz, &lead[g], 1);
@@ -393,7 +395,7 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 			rc = measure_depth(r, p, o, dz, lead[g], d, mv, err);
 	}
 	if (rc == 0 && n_lead)
-		rc = hx_model_refine(r, p, o, dz, lead, n_lead, mv, err);
+		rc = hx_model_refine(r, p, o, dz, lead, n_lead, mv, &refine_left, err);
 	free(mv);
 	return rc;
 }

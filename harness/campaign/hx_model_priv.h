@@ -37,12 +37,18 @@ int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
 /* Trials a new point starts with (its first layouts, times the trials per layout). */
 unsigned hx_model_point_trials(const struct hx_plan *p);
 
+/* Trials the phase plans for refining DZ[0..N) (one level per input a round, at every level
+ * of the other input): what the progress line counts before refinement starts. */
+unsigned long hx_model_refine_planned(const struct hx_plan *p, const struct design *dz,
+				      unsigned n);
+
 /* After every design's grid: up to plan.model_refine rounds of levels added where
  * neighbouring levels' responses differ the most, while the budget allows
  * (hx_model_refine.c). DZ[b] of every baseline sharing a design gets the same levels; MV
- * follows. */
+ * follows. *PLANNED_LEFT: refinement trials the progress line counts already; what goes
+ * beyond is announced (hx_observe_more). */
 int hx_model_refine(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 		    struct design *dz, const unsigned *lead, unsigned n_lead,
-		    struct model_values *mv, struct scn_error *err);
+		    struct model_values *mv, unsigned long *planned_left, struct scn_error *err);
 
 #endif

@@ -135,10 +135,34 @@ static int measure_level(struct hx_runner *r, const struct hx_plan *p, const str
 	return rc;
 }
 
+unsigned long hx_model_refine_planned(const struct hx_plan *p, const struct design *dz,
+				      unsigned n)
+{
+	unsigned long trials = 0;
+
+	for (unsigned b = 0; b < n; b++)
+		for (unsigned k = 0; k < dz[b].n_in; k++)
+			trials += (unsigned long)p->model_refine * hx_model_point_trials(p) *
+				  (dz[b].n_in > 1 ? dz[b].n_axis[1 - k] : 1);
+	return trials;
+}
+
+/* TRIALS about to be measured: counted against *LEFT, what goes beyond it announced. */
+static void count_trials(struct hx_runner *r, unsigned long trials, unsigned long *left)
+{
+	if (trials <= *left) {
+		*left -= trials;
+		return;
+	}
+	hx_observe_more(r->observer, trials - *left);
+	*left = 0;
+}
+
 /* One round over every design and axis; *ADDED counts the levels added. */
 static int refine_round(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 			struct design *dz, const unsigned *lead, unsigned n_lead,
-			struct model_values *mv, unsigned *added, struct scn_error *err)
+			struct model_values *mv, unsigned *added, unsigned long *left,
+			struct scn_error *err)
 {
 	int rc = 0;
 
@@ -162,7 +186,7 @@ static int refine_round(struct hx_runner *r, const struct hx_plan *p, const stru
 			if (!(mid > lo && mid < hi))
 				mid = round(0.5 * (lo + hi));
 			insert_level(dz, share, ns, k, (unsigned)i, mid, mv);
-			hx_observe_more(r->observer, trials);
+			count_trials(r, trials, left);
 			rc = measure_level(r, p, o, dz, share, ns, k, (unsigned)i + 1, mv, err);
 			(*added)++;
 		}
@@ -172,14 +196,14 @@ static int refine_round(struct hx_runner *r, const struct hx_plan *p, const stru
 
 int hx_model_refine(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 		    struct design *dz, const unsigned *lead, unsigned n_lead,
-		    struct model_values *mv, struct scn_error *err)
+		    struct model_values *mv, unsigned long *planned_left, struct scn_error *err)
 {
 	int rc = 0;
 
 	for (unsigned round = 0; round < p->model_refine && rc == 0; round++) {
 		unsigned added = 0;
 
-		rc = refine_round(r, p, o, dz, lead, n_lead, mv, &added, err);
+		rc = refine_round(r, p, o, dz, lead, n_lead, mv, &added, planned_left, err);
 		if (!added)
 			break;
 	}
