@@ -17,33 +17,18 @@
 
 #include "fitting/fit_internal.h"
 
-/* smax(1, t) and its derivative in t (the cap forms' smooth maximum). */
-static double smax1(double t, double *dm)
-{
-	double r, m;
-
-	if (!(t > 0)) {
-		*dm = 0;
-		return 1;
-	}
-	r = pow(fmin(t, 1 / t), FIT_CAP_SHARPNESS);
-	m = fmax(t, 1) * pow(1 + r, 1 / FIT_CAP_SHARPNESS);
-	*dm = pow(t / m, FIT_CAP_SHARPNESS - 1);
-	return m;
-}
-
 double fit_capc_eval(enum fit_form f, const double *p, const double in[2])
 {
 	double w = in[0] + in[1], m = w > p[5] ? 1 - p[5] / w : 0, dm;
 
 	(void)f;
-	return p[0] / smax1(p[1] + (p[2] * in[0] + p[3] * in[1]) * (1 + p[4] * m), &dm);
+	return p[0] / fit_smax1(p[1] + (p[2] * in[0] + p[3] * in[1]) * (1 + p[4] * m), &dm);
 }
 
 void fit_capc_grad(enum fit_form f, const double *p, const double in[2], double *g)
 {
 	double w = in[0] + in[1], m = w > p[5] ? 1 - p[5] / w : 0, dmr = w > p[5] ? -1 / w : 0;
-	double pr = p[2] * in[0] + p[3] * in[1], dm, s = smax1(p[1] + pr * (1 + p[4] * m), &dm);
+	double pr = p[2] * in[0] + p[3] * in[1], dm, s = fit_smax1(p[1] + pr * (1 + p[4] * m), &dm);
 	double dt = -p[0] / (s * s) * dm; /* d value / d walk time */
 
 	(void)f;

@@ -30,9 +30,7 @@ static void split(enum fit_form f, const double in[2], double *c, double *d)
 	*d = swapped(f) ? in[0] : in[1];
 }
 
-/* The spill's parameters x0, p, q (P[0..2]) and the share at C (D the other input) with
- * its derivatives in them (G[0..2]). */
-static double share(double c, double d, const double *p, double *g)
+double fit_spill_share(double c, double d, const double *p, double *g)
 {
 	double e = p[0] - p[2] * d, r, w;
 
@@ -47,8 +45,7 @@ static double share(double c, double d, const double *p, double *g)
 	return 1 - w;
 }
 
-/* smax(1, t) and its derivative in t (the cap forms' smooth maximum). */
-static double smax1(double t, double *dm)
+double fit_smax1(double t, double *dm)
 {
 	double r, m;
 
@@ -68,9 +65,9 @@ double fit_spill_eval(enum fit_form f, const double *p, const double in[2])
 
 	split(f, in, &c, &d);
 	if (f == FIT_LSPILL2 || f == FIT_LSPILL2Y)
-		return p[0] + p[1] * d + p[2] * share(c, d, p + 3, g);
-	double s = share(c, d, p + 4, g);
-	m = smax1(p[1] + p[2] * d, &dm);
+		return p[0] + p[1] * d + p[2] * fit_spill_share(c, d, p + 3, g);
+	double s = fit_spill_share(c, d, p + 4, g);
+	m = fit_smax1(p[1] + p[2] * d, &dm);
 	return 1 / ((1 - s) * m / p[0] + s / p[3]);
 }
 
@@ -80,7 +77,7 @@ void fit_spill_grad(enum fit_form f, const double *p, const double in[2], double
 
 	split(f, in, &c, &d);
 	if (f == FIT_LSPILL2 || f == FIT_LSPILL2Y) {
-		s = share(c, d, p + 3, gs);
+		s = fit_spill_share(c, d, p + 3, gs);
 		g[0] = 1;
 		g[1] = d;
 		g[2] = s;
@@ -88,8 +85,8 @@ void fit_spill_grad(enum fit_form f, const double *p, const double in[2], double
 			g[3 + j] = p[2] * gs[j];
 		return;
 	}
-	s = share(c, d, p + 4, gs);
-	m = smax1(p[1] + p[2] * d, &dm);
+	s = fit_spill_share(c, d, p + 4, gs);
+	m = fit_smax1(p[1] + p[2] * d, &dm);
 	den = (1 - s) * m / p[0] + s / p[3];
 	k = -1 / (den * den); /* d value / d den */
 	g[0] = k * -(1 - s) * m / (p[0] * p[0]);

@@ -48,46 +48,16 @@ static double walk(double F, double W, const double *p, double *g, double *pr)
 	return P * (1 + p[0] * m);
 }
 
-/* The spilled share at flows F, masks W with its derivatives in x0, p, q (G[0..2]). */
-static double share(double F, double W, const double *p, double *g)
-{
-	double e = p[0] - p[2] * W, r, w;
-
-	g[0] = g[1] = g[2] = 0;
-	if (!(F > e) || !(e > 0))
-		return 0;
-	r = e / F;
-	w = pow(r, p[1]);
-	g[0] = -p[1] * w / e;
-	g[1] = -w * log(r);
-	g[2] = -g[0] * W;
-	return 1 - w;
-}
-
-/* smax(1, t) and its derivative in t (the cap forms' smooth maximum). */
-static double smax1(double t, double *dm)
-{
-	double r, m;
-
-	if (!(t > 0)) {
-		*dm = 0;
-		return 1;
-	}
-	r = pow(fmin(t, 1 / t), FIT_CAP_SHARPNESS);
-	m = fmax(t, 1) * pow(1 + r, 1 / FIT_CAP_SHARPNESS);
-	*dm = pow(t / m, FIT_CAP_SHARPNESS - 1);
-	return m;
-}
-
 double fit_spillc_eval(enum fit_form f, const double *p, const double in[2])
 {
 	double g[3], pr;
 	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
 
 	if (latency(f))
-		return p[0] + p[1] * walk(F, W, p + 2, g, &pr) + p[5] * share(F, W, p + 6, g);
-	double s = share(F, W, p + 7, g), dm;
-	double m = smax1(p[1] + p[2] * walk(F, W, p + 3, g, &pr), &dm);
+		return p[0] + p[1] * walk(F, W, p + 2, g, &pr) +
+		       p[5] * fit_spill_share(F, W, p + 6, g);
+	double s = fit_spill_share(F, W, p + 7, g), dm;
+	double m = fit_smax1(p[1] + p[2] * walk(F, W, p + 3, g, &pr), &dm);
 
 	return 1 / ((1 - s) * m / p[0] + s / p[6]);
 }
@@ -99,7 +69,7 @@ void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], doubl
 
 	if (latency(f)) {
 		wk = walk(F, W, p + 2, gw, &pr);
-		s = share(F, W, p + 6, gs);
+		s = fit_spill_share(F, W, p + 6, gs);
 		g[0] = 1;
 		g[1] = wk;
 		for (int j = 0; j < 3; j++) {
@@ -110,8 +80,8 @@ void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], doubl
 		return;
 	}
 	wk = walk(F, W, p + 3, gw, &pr);
-	s = share(F, W, p + 7, gs);
-	m = smax1(p[1] + p[2] * wk, &dm);
+	s = fit_spill_share(F, W, p + 7, gs);
+	m = fit_smax1(p[1] + p[2] * wk, &dm);
 	den = (1 - s) * m / p[0] + s / p[6];
 	k = -1 / (den * den);               /* d value / d den */
 	double dt = k * (1 - s) * dm / p[0]; /* d value / d T */

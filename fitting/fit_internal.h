@@ -42,6 +42,11 @@ void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const d
 
 /* The hard-corner spill forms (spill2, spill2y, lspill2, lspill2y; fit_forms_spill.c). */
 double fit_spill_eval(enum fit_form form, const double *params, const double in[2]);
+/* smax(1, t) and its derivative in t: the cap forms' smooth maximum (fit_forms_spill.c). */
+double fit_smax1(double t, double *dm);
+/* The spilled share at C (D the other input) of a spill with parameters x0, p, q (P[0..2]),
+ * its derivatives in them into G[0..2]: 1 - (e/C)^p past e = x0 - q D, else 0. */
+double fit_spill_share(double c, double d, const double *p, double *g);
 void fit_spill_grad(enum fit_form form, const double *params, const double in[2], double *g);
 void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
