@@ -179,37 +179,38 @@ unsigned hx_model_point_trials(const struct hx_plan *p)
 	return first_layouts(p) * layout_repeats(p);
 }
 
+/* The robust summary (hx_summarise_robust: a trial that ran 1.5x slow is left out) of the
+ * usable values of V[0..N) into S; how many there were (0: S untouched). */
+static unsigned layouts_summary(const double *v, unsigned n, struct hx_summary *s)
+{
+	double ok[HX_MAX_LAYOUTS];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			ok[k++] = v[i];
+	if (k)
+		hx_summarise_robust(ok, k, s);
+	return k;
+}
+
 /* Robust mean of the usable values of V[0..N) (NAN when none): a point's value. */
 static double layouts_mean(const double *v, unsigned n)
 {
-	double ok[HX_MAX_LAYOUTS];
 	struct hx_summary s;
-	unsigned k = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			ok[k++] = v[i];
-	if (!k)
-		return NAN;
-	hx_summarise_robust(ok, k, &s);
-	return s.mean;
+	return layouts_summary(v, n, &s) ? s.mean : NAN;
 }
 
-/* Is the mean of V[0..N) known well enough: the standard error of its robust mean
- * (hx_summarise_robust: a trial that ran 1.5x slow is left out) at most MODEL_LAYOUT_SE of
- * it? Layouts without a usable value (failed trials) do not count. */
+/* Is the mean of V[0..N) known well enough: the standard error of its robust mean at most
+ * MODEL_LAYOUT_SE of it? Layouts without a usable value (failed trials) do not count. */
 static bool layouts_enough(const double *v, unsigned n)
 {
-	double ok[HX_MAX_LAYOUTS];
 	struct hx_summary s;
-	unsigned k = 0;
+	unsigned k = layouts_summary(v, n, &s);
 
-	for (unsigned i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			ok[k++] = v[i];
 	if (k < 2)
 		return k == 0; /* all failed: more layouts will not give a number */
-	hx_summarise_robust(ok, k, &s);
 	return s.sd / sqrt((double)s.n) <= MODEL_LAYOUT_SE * fabs(s.mean);
 }
 
