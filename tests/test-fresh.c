@@ -73,6 +73,44 @@ static void test_fresh_latency_prints_no_bandwidth(void **state)
 	e2e_run_free(&r);
 }
 
+/* bw_gbps of `measure` (write, 64K, Zipf over 256 flows, 85 decap masks) at LAYOUT ("" for
+ * none given). */
+static double measure_layout_bw(const char *layout)
+{
+	struct e2e_run r;
+	const char *args[] = { "measure", "--testbed", cx7(), "--verb", "write", "--size", "64K",
+			       "--set", "flows=256", "--set", "popularity=zipf", "--set",
+			       "server.decap_masks=85", "--json", *layout ? "--layout" : NULL, layout,
+			       NULL };
+	const char *at;
+	double bw;
+
+	assert_int_equal(e2e_scalacn_run(&r, args), 0);
+	at = strstr(r.out, "\"bw_gbps\":");
+	assert_non_null(at);
+	bw = strtod(at + strlen("\"bw_gbps\":"), NULL);
+	e2e_run_free(&r);
+	return bw;
+}
+
+/* --layout N builds the model phase's layout N: under skew it moves the response; the
+ * default is layout 0; a negative or non-numeric layout is a usage error. */
+static void test_fresh_measure_builds_a_layout(void **state)
+{
+	struct e2e_run r;
+	const char *bad[] = { "measure", "--testbed", cx7(), "--layout", "-1", NULL };
+	double l0 = measure_layout_bw(""), l0b = measure_layout_bw("0");
+	double l2 = measure_layout_bw("2");
+
+	(void)state;
+	assert_true(l0 > 0);
+	assert_float_equal(l0, l0b, 1e-9);
+	assert_true(fabs(l2 - l0) > 0.05 * l0);
+	assert_int_equal(e2e_scalacn_run(&r, bad), 2);
+	assert_non_null(strstr(r.err, "--layout takes an integer"));
+	e2e_run_free(&r);
+}
+
 /* A plan copied into DIR whose testbed is the checkout's sim-cx6 (absolute path). */
 static void write_plan(const char *dir, char *plan, size_t len)
 {
@@ -402,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_measure_repairs_like_run),
 		cmocka_unit_test(test_fresh_measure_no_repair_names_the_fix),
 		cmocka_unit_test(test_fresh_latency_prints_no_bandwidth),
+		cmocka_unit_test(test_fresh_measure_builds_a_layout),
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),

@@ -150,6 +150,8 @@ static const struct hx_opt measure_opts[] = {
 	{ "metric", 'm', "METRIC", "bw (bandwidth test) or lat (latency test)", "bw lat", 0 },
 	{ "set", 'S', "DIM=LEVEL", "set a dimension (repeatable; see 'scalacn dimensions')", NULL, 0 },
 	{ "seed", 'e', "N", "seed of the trial (default 1)", NULL, 0 },
+	{ "layout", 'L', "N", "rule layout to build (default 0; the model phase measures 0, 1, ...)",
+	  NULL, 0 },
 	{ "json", 'J', NULL, "print the sample as JSON (docs/json.md)", NULL, 0 },
 	{ "no-repair", 'R', NULL, "refuse a point with fewer flows than its masks need", NULL, 0 },
 	HX_OPT_END,
@@ -194,6 +196,12 @@ int hx_cmd_measure(int argc, char **argv)
 			m.seed = strtoull(optarg, &end, 10);
 			if (*end)
 				return hx_usage_error("measure", "--seed takes an integer, not '%s'", optarg);
+			break;
+		case 'L':
+			m.levels.layout = (uint32_t)strtoul(optarg, &end, 10);
+			if (*end || *optarg == '-' || !*optarg)
+				return hx_usage_error("measure", "--layout takes an integer >= 0, not '%s'",
+						      optarg);
 			break;
 		case 'J': m.json = true; break;
 		case 'R': m.no_repair = true; break;
