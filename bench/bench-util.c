@@ -85,6 +85,14 @@ static void exec_child(char *const argv[], const char *env, const char *out)
 
 double bench_child_cmd_cpu_s(char *const argv[], const char *env, const char *out, int *status)
 {
+	long rss, faults;
+
+	return bench_child_cmd_usage(argv, env, out, status, &rss, &faults);
+}
+
+double bench_child_cmd_usage(char *const argv[], const char *env, const char *out, int *status,
+			     long *rss_kib, long *faults)
+{
 	struct rusage ru;
 	int st;
 	pid_t pid = fork();
@@ -96,6 +104,8 @@ double bench_child_cmd_cpu_s(char *const argv[], const char *env, const char *ou
 	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
 		return -1;
 	*status = WEXITSTATUS(st);
+	*rss_kib = ru.ru_maxrss;
+	*faults = ru.ru_minflt;
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }

@@ -30,5 +30,9 @@ long bench_child_peak_rss_kib(void (*fn)(void *), void *ctx);
  * /dev/null; wait for it. Returns the child's CPU seconds (user + system, from wait4) and its
  * exit status in *STATUS, or -1 when it could not be run or did not exit normally. */
 double bench_child_cmd_cpu_s(char *const argv[], const char *env, const char *out, int *status);
+/* The same, with the child's own peak resident set (KiB) and minor page faults, from the
+ * same wait4, in *RSS_KIB and *FAULTS. */
+double bench_child_cmd_usage(char *const argv[], const char *env, const char *out, int *status,
+			     long *rss_kib, long *faults);
 
 #endif

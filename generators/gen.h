@@ -118,7 +118,7 @@ int gen_rules_build(const struct topo_model *model, const struct topo_space *spa
  * table, builds outside it). It holds at most MAX_BYTES of parts (least recently used ones
  * are dropped first; a part still held by a gen_rules lives until that is freed). */
 struct gen_rules_cache;
-#define GEN_RULES_CACHE_DEFAULT_BYTES ((size_t)256 << 20)
+#define GEN_RULES_CACHE_DEFAULT_BYTES ((size_t)64 << 20)
 /* MAX_BYTES 0 = GEN_RULES_CACHE_DEFAULT_BYTES. NULL on out of memory. */
 struct gen_rules_cache *gen_rules_cache_new(size_t max_bytes);
 void gen_rules_cache_free(struct gen_rules_cache *c); /* NULL ok; held gen_rules stay valid */
