@@ -108,9 +108,22 @@ struct sim_host {
 	uint32_t *probes[GEN_DIRS];
 	uint8_t *flags[GEN_DIRS];
 	uint64_t *hashes;
+	struct sim_arrays *arr; /* the block probes, flags and hashes live in (one reference) */
 	bool fallback;
 	uint32_t in_hw, not_in_hw;
 };
+
+/* A host analysis's arrays (probes and flags for N flows, hashes for its rules) live in one
+ * reference-counted block, never written once the scan has filled it: the installed host and
+ * the memo's entry (sim_memo.c) share it, so a rule set that comes back is installed by
+ * reference instead of copied. */
+struct sim_arrays;
+/* H's arrays in a fresh zeroed block for N flows and N_RULES rules; -ENOMEM. */
+int sim_host_arrays_new(struct sim_host *h, uint32_t n, size_t n_rules);
+/* TO's arrays (and the walk figures of the analysis: has_dir, walk0) become FROM's, shared. */
+void sim_host_arrays_share(struct sim_host *to, const struct sim_host *from);
+/* Drop H's reference to its arrays (NULL-safe); the pointers are cleared. */
+void sim_host_arrays_drop(struct sim_host *h);
 
 /* Aggregates of the prepared rule sets under one traffic popularity (cached). */
 struct sim_agg {

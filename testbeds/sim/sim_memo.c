@@ -6,8 +6,9 @@
  * rules are in hardware (in_hw: the software-fallback state): the memo keeps its results
  * (per-flow probes and flags, rule hashes, walk lengths) under (content id, flows, in_hw),
  * and a rule set that comes back (a point measured again, a layout of a point seen before,
- * the baseline between two sweeps) is installed from the copy instead of scanned again. A
- * content id is gen_rules_host_id (nonzero for rule sets built through the rule-set cache
+ * the baseline between two sweeps) is installed from it instead of scanned again, by
+ * reference (the arrays are one block shared by the entry and the installed host, never
+ * written after the scan: sim_host_arrays_share). A content id is gen_rules_host_id (nonzero for rule sets built through the rule-set cache
  * only: plain builds are always scanned). The memo is the simulator's own bookkeeping, never
  * visible in a sample: what apply reports (the rule diff, its cost, the fallback state) is
  * computed as without it. Least recently used entries go first once MAX_BYTES is passed.
@@ -15,6 +16,7 @@
  * forth between two rule sets (a sweep point and the baseline) is diffed once; and the
  * per-traffic aggregates of a pair of analysed hosts (sim_rules_aggregate).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +28,62 @@ static size_t entry_bytes(uint32_t n, uint32_t n_rules)
 	       (size_t)n_rules * sizeof(uint64_t);
 }
 
+struct sim_arrays {
+	unsigned refs;
+	uint64_t data[]; /* hashes, probes[0], probes[1], flags[0], flags[1] */
+};
+
+int sim_host_arrays_new(struct sim_host *h, uint32_t n, size_t n_rules)
+{
+	size_t nn = n ? n : 1, nr = n_rules ? n_rules : 1;
+	size_t words = nr + (GEN_DIRS * nn * sizeof(uint32_t) + GEN_DIRS * nn + 7) / 8;
+	struct sim_arrays *a = calloc(1, sizeof(*a) + words * sizeof(uint64_t));
+	uint32_t *probes;
+
+	if (!a)
+		return -ENOMEM;
+	a->refs = 1;
+	h->arr = a;
+	h->hashes = a->data;
+	probes = (uint32_t *)(a->data + nr);
+	for (int d = 0; d < GEN_DIRS; d++) {
+		h->probes[d] = probes + (size_t)d * nn;
+		h->flags[d] = (uint8_t *)(probes + GEN_DIRS * nn) + (size_t)d * nn;
+	}
+	return 0;
+}
+
+void sim_host_arrays_share(struct sim_host *to, const struct sim_host *from)
+{
+	sim_host_arrays_drop(to);
+	if (!from->arr)
+		return;
+	from->arr->refs++;
+	to->arr = from->arr;
+	to->hashes = from->hashes;
+	for (int d = 0; d < GEN_DIRS; d++) {
+		to->probes[d] = from->probes[d];
+		to->flags[d] = from->flags[d];
+		to->has_dir[d] = from->has_dir[d];
+		to->walk0[d] = from->walk0[d];
+	}
+}
+
+void sim_host_arrays_drop(struct sim_host *h)
+{
+	if (h->arr && --h->arr->refs == 0)
+		free(h->arr);
+	h->arr = NULL;
+	h->hashes = NULL;
+	for (int d = 0; d < GEN_DIRS; d++) {
+		h->probes[d] = NULL;
+		h->flags[d] = NULL;
+	}
+}
+
 static void entry_free(struct sim_memo_entry *e)
 {
-	for (int d = 0; d < GEN_DIRS; d++) {
-		free(e->h.probes[d]);
-		free(e->h.flags[d]);
-	}
-	free(e->h.hashes);
+	sim_host_arrays_drop(&e->h);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -52,18 +103,6 @@ void sim_memo_free(struct sim_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Copy the analysis part of FROM (N flows) into TO, whose arrays are allocated. */
-static void copy_analysis(struct sim_host *to, const struct sim_host *from, uint32_t n)
-{
-	for (int d = 0; d < GEN_DIRS; d++) {
-		memcpy(to->probes[d], from->probes[d], (size_t)n * sizeof(uint32_t));
-		memcpy(to->flags[d], from->flags[d], n);
-		to->has_dir[d] = from->has_dir[d];
-		to->walk0[d] = from->walk0[d];
-	}
-	memcpy(to->hashes, from->hashes, (size_t)from->n_rules * sizeof(uint64_t));
-}
-
 static struct sim_memo_entry *find(struct sim_memo *m, uint64_t id, uint32_t n, uint32_t in_hw)
 {
 	for (size_t i = 0; id && i < m->n; i++)
@@ -78,7 +117,7 @@ bool sim_memo_get(struct sim_memo *m, uint64_t id, uint32_t n, struct sim_host *
 
 	if (!e || e->h.n_rules != h->n_rules)
 		return false;
-	copy_analysis(h, &e->h, n);
+	sim_host_arrays_share(h, &e->h);
 	e->used = ++m->clock;
 	m->hits++;
 	return true;
@@ -98,11 +137,10 @@ static void evict(struct sim_memo *m)
 	}
 }
 
-/* A fresh entry with arrays for N flows and H's rules, or NULL (no memory: not kept). */
-static struct sim_memo_entry *new_entry(struct sim_memo *m, uint32_t n, const struct sim_host *h)
+/* A fresh empty entry, or NULL (no memory: not kept). */
+static struct sim_memo_entry *new_entry(struct sim_memo *m)
 {
 	struct sim_memo_entry *e;
-	bool ok = true;
 
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? 2 * m->cap : 16;
@@ -113,19 +151,8 @@ static struct sim_memo_entry *new_entry(struct sim_memo *m, uint32_t n, const st
 		m->e = ne;
 		m->cap = ncap;
 	}
-	e = &m->e[m->n];
+	e = &m->e[m->n++];
 	memset(e, 0, sizeof(*e));
-	for (int d = 0; d < GEN_DIRS; d++) {
-		e->h.probes[d] = malloc((n ? n : 1) * sizeof(uint32_t));
-		e->h.flags[d] = malloc(n ? n : 1);
-		ok = ok && e->h.probes[d] && e->h.flags[d];
-	}
-	e->h.hashes = malloc((h->n_rules ? h->n_rules : 1) * sizeof(uint64_t));
-	if (!ok || !e->h.hashes) {
-		entry_free(e);
-		return NULL;
-	}
-	m->n++;
 	return e;
 }
 
@@ -136,14 +163,14 @@ void sim_memo_put(struct sim_memo *m, uint64_t id, uint32_t n, const struct sim_
 
 	if (!id || bytes > m->max_bytes || find(m, id, n, h->in_hw))
 		return;
-	e = new_entry(m, n, h);
+	e = new_entry(m);
 	if (!e)
 		return;
 	e->id = id;
 	e->n_flows = n;
 	e->h.n_rules = h->n_rules;
 	e->h.in_hw = h->in_hw;
-	copy_analysis(&e->h, h, n);
+	sim_host_arrays_share(&e->h, h);
 	e->bytes = bytes;
 	e->used = ++m->clock;
 	m->bytes += bytes;

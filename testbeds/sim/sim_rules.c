@@ -24,11 +24,7 @@
 
 static void host_free(struct sim_host *h)
 {
-	for (int d = 0; d < GEN_DIRS; d++) {
-		free(h->probes[d]);
-		free(h->flags[d]);
-	}
-	free(h->hashes);
+	sim_host_arrays_drop(h);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -66,17 +62,11 @@ static int install_host(struct tb_sim *s, const struct topo_ruleset *rs, uint64_
 	nh->fallback = old->fallback;
 	nh->n_rules = (uint32_t)nr;
 	nh->n_groups = rs ? (uint32_t)topo_ruleset_n_groups(rs) : 0;
-	for (int d = 0; d < GEN_DIRS; d++) {
-		nh->probes[d] = calloc(n ? n : 1, sizeof(uint32_t));
-		nh->flags[d] = calloc(n ? n : 1, 1);
-		if (!nh->probes[d] || !nh->flags[d])
-			return -ENOMEM;
-	}
-	nh->hashes = malloc((nr ? nr : 1) * sizeof(uint64_t));
-	if (!nh->hashes)
-		return -ENOMEM;
 	fallback_state(&s->prof, nh);
-	if (rs && !sim_memo_get(&s->memo, id, n, nh)) {
+	if (!rs || !sim_memo_get(&s->memo, id, n, nh)) {
+		rc = sim_host_arrays_new(nh, n, nr);
+		if (rc < 0 || !rs)
+			return rc;
 		rc = sim_scan_host(rs, n, s->prof.steer.shared_tree, nh);
 		if (rc < 0)
 			return rc;
