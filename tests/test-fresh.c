@@ -111,6 +111,26 @@ static void test_fresh_measure_builds_a_layout(void **state)
 	e2e_run_free(&r);
 }
 
+/* `fit --form` with a name it does not know lists every form it does (the wall forms too),
+ * and `fit --help` names the candidates it chooses among. */
+static void test_fresh_fit_names_its_forms(void **state)
+{
+	struct e2e_run r;
+	const char *bad[] = { "fit", "--db", "/nonexistent/x.db", "--form", "capc2,nope", NULL };
+	const char *help[] = { "fit", "--help", NULL };
+
+	(void)state;
+	assert_int_equal(e2e_scalacn_run(&r, bad), 2);
+	assert_non_null(strstr(r.err, "not 'nope'"));
+	assert_non_null(strstr(r.err, "walkc2"));
+	assert_non_null(strstr(r.err, "spillc2"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, help), 0);
+	assert_non_null(strstr(r.out, "capc2"));
+	assert_non_null(strstr(r.out, "lspillc2"));
+	e2e_run_free(&r);
+}
+
 /* A plan copied into DIR whose testbed is the checkout's sim-cx6 (absolute path). */
 static void write_plan(const char *dir, char *plan, size_t len)
 {
@@ -441,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_measure_no_repair_names_the_fix),
 		cmocka_unit_test(test_fresh_latency_prints_no_bandwidth),
 		cmocka_unit_test(test_fresh_measure_builds_a_layout),
+		cmocka_unit_test(test_fresh_fit_names_its_forms),
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),

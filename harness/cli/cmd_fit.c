@@ -33,15 +33,30 @@ static int add_where(const char *cmd, const char *arg, struct fit_cli *o)
 	return 0;
 }
 
+/* Every form's name, comma separated, into BUF. */
+static void form_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < FIT_FORM_COUNT && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+				       fit_form_get((enum fit_form)i)->name);
+}
+
 static int parse_forms(const char *cmd, const char *arg, struct fit_cli *o)
 {
 	char buf[128], *save = NULL, *tok;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_forms == FIT_FORM_COUNT || fit_form_parse(tok, &o->forms[o->n_forms]) < 0)
-			return hx_usage_error(cmd, "--form takes forms among rbf2, plane, service2, cap2, walk2 "
-					      "(comma separated), not '%s'", tok);
+		if (o->n_forms == FIT_FORM_COUNT || fit_form_parse(tok, &o->forms[o->n_forms]) < 0) {
+			char names[512];
+
+			form_names(names, sizeof(names));
+			return hx_usage_error(cmd, "--form takes forms among %s (comma separated), "
+					      "not '%s'", names, tok);
+		}
 		o->n_forms++;
 	}
 	return 0;
@@ -324,8 +339,9 @@ static const struct hx_opt fit_opts[] = {
 	{ "rnic", 'r', "MODEL", "only this RNIC model (as campaigns recorded it)", NULL, 0 },
 	{ "verb", 'v', "V", "only this verb", "send write read", 0 },
 	{ "metric", 'm', "M", "only bw or lat", "bw lat", 0 },
-	{ "form", 'k', "F,...", "candidate forms (rbf2, plane, service2, cap2, walk2); a single\n"
-	  "form is fitted alone, which works with few points (a plane through 4)", NULL, 0 },
+	{ "form", 'k', "F,...", "candidate forms (those above, or rbf1, line, service, knee,\n"
+	  "cap, walk, cliff2, cliff2y, spill2y, lspill2y, cache2, lspillc2y); a single form\n"
+	  "is fitted alone, which works with few points (a plane through 4)", NULL, 0 },
 	{ "where", 'w', "D=L", "only trials whose point has dimension D at level L (repeatable;\n"
 	  "e.g. --where msg_size=2 for imported perftest -a logs)", NULL, 0 },
 	{ "inputs", 'I', "X,Y", "the model's inputs: dimension names, or client.masks /\n"
@@ -344,8 +360,11 @@ const struct hx_command hx_def_fit = {
 	"server.encap_masks + server.decap_masks; --inputs names others, which the exported\n"
 	"model file keeps so that an agent feeds each by name. Only ok trials at the most\n"
 	"common setting of the other dimensions and firmware are used; the trials of one\n"
-	"(x, y) count as one point, their median. Forms: rbf2, service2, plane, cap2 (bw);\n"
-	"plane, rbf2, service2, walk2 (lat); chosen by AICc, cross-validation breaking ties.\n"
+	"(x, y) count as one point, their median (over rule layouts: their mean, docs/\n"
+	"fitting.md). Candidate forms: rbf2, service2, plane, cap2, spill2 (bw); plane, rbf2,\n"
+	"service2, walk2, lspill2 (lat); with flows as an input the capacity-cliff forms\n"
+	"(spillc2, lspillc2), with both inputs one host's masks capc2 (bw) and walkc2; chosen\n"
+	"by AICc, cross-validation breaking ties; a degree-3 polynomial baseline beside each.\n"
 	"Prints per model: form, parameters with standard errors, R^2, RMSE, held-out bias\n"
 	"(max, mean), why the form won, the domain.\n",
 	"Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
