@@ -77,12 +77,14 @@ static void host_sums(const struct topo_ruleset *rs, const double *w, uint32_t n
 	}
 }
 
-static void add_side(const struct side_sum *s, struct gen_layout_cov *out)
+static void add_side(const struct side_sum *s, int h, int d, struct gen_layout_cov *out)
 {
 	if (!(s->w > 0) || s->n == 0)
 		return;
-	out->walk += s->walk / s->w;
-	out->walk_mean += s->pos_sum / s->n;
+	out->side[h][d] = s->walk / s->w;
+	out->side_mean[h][d] = s->pos_sum / s->n;
+	out->walk += out->side[h][d];
+	out->walk_mean += out->side_mean[h][d];
 	out->sides++;
 }
 
@@ -109,8 +111,8 @@ int gen_layout_cov(const struct gen_rules *r, const struct gen_traffic *t,
 		} else if (rs) {
 			number_groups(rs, dir, pos);
 			host_sums(rs, w, r->flows, dir, pos, sum);
-			add_side(&sum[0], out);
-			add_side(&sum[1], out);
+			add_side(&sum[0], h, 0, out);
+			add_side(&sum[1], h, 1, out);
 		}
 		free(dir);
 		free(pos);

@@ -3,11 +3,14 @@
  * test-fit-layout: a point's value over its rule layouts with the walk as a control variate
  * (harness/fit/hx_fit_layout.c): it finds the mean over all layouts where the raw mean of
  * eight is off, takes out a slow trial the raw spread hides, keeps the plain mean when the
- * walk explains nothing, and steps aside (NAN) when the walk does not vary.
+ * walk explains nothing, and steps aside (NAN) when the walk does not vary; when one side's
+ * walk sets the response and another side's only dilutes the sum, it uses that side's, and
+ * a slow trial the diluted sum hides is still left out.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +26,7 @@ static const double noise8[8] = { 0.3, -0.2, 0.1, -0.3, 0.2, -0.1, 0.25, -0.25 }
 static void line(struct hx_layout_obs *o, double a, double b)
 {
 	for (int i = 0; i < 8; i++)
-		o[i] = (struct hx_layout_obs){ a + b * walk8[i] + noise8[i], walk8[i] };
+		o[i] = (struct hx_layout_obs){ a + b * walk8[i] + noise8[i], walk8[i], { 0 } };
 }
 
 static double plain_mean(const struct hx_layout_obs *o, size_t n)
@@ -82,7 +85,7 @@ static void test_walk_that_explains_nothing_keeps_the_mean(void **state)
 		ww += (walk8[i] - wm) * (walk8[i] - wm);
 	}
 	for (int i = 0; i < 8; i++)
-		o[i] = (struct hx_layout_obs){ 40.0 + e[i] - we / ww * (walk8[i] - wm), walk8[i] };
+		o[i] = (struct hx_layout_obs){ 40.0 + e[i] - we / ww * (walk8[i] - wm), walk8[i], { 0 } };
 	mean = plain_mean(o, 8);
 	v = hx_layout_value(o, 8, &se, &walked);
 	assert_false(walked);
@@ -96,7 +99,7 @@ static void test_no_walk_or_too_few_layouts_step_aside(void **state)
 
 	(void)state;
 	for (int i = 0; i < 8; i++)
-		o[i] = (struct hx_layout_obs){ 50.0 + noise8[i], 0.0 };
+		o[i] = (struct hx_layout_obs){ 50.0 + noise8[i], 0.0, { 0 } };
 	assert_true(isnan(hx_layout_value(o, 8, &se, NULL)));
 	line(o, 60.0, -1.5);
 	assert_true(isnan(hx_layout_value(o, 3, &se, NULL)));
@@ -107,6 +110,54 @@ static void test_no_walk_or_too_few_layouts_step_aside(void **state)
 	assert_true(isnan(hx_layout_value(o, 4, &se, NULL)));
 }
 
+/* Another side's walk over the same eight layouts, as large and unrelated to walk8. */
+static const double other8[8] = { 9.0, -7.5, 6.0, 3.5, -10.0, 1.0, -4.0, 2.0 };
+
+/* The server's decap side (host 1, direction 1: side 3) sets the value; the client's
+ * encap side (side 0) moves the sum of the walks and nothing else. */
+static void side_line(struct hx_layout_obs *o, double a, double b, bool sides)
+{
+	for (int i = 0; i < 8; i++) {
+		o[i] = (struct hx_layout_obs){ a + b * walk8[i] + noise8[i], walk8[i] + other8[i],
+					       { 0 } };
+		if (sides) {
+			o[i].side[0] = other8[i];
+			o[i].side[3] = walk8[i];
+		}
+	}
+}
+
+static void test_side_that_sets_the_response(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se_side, se_sum, v_side, v_sum;
+	bool walked;
+
+	(void)state;
+	side_line(o, 60.0, -1.5, false);
+	v_sum = hx_layout_value(o, 8, &se_sum, NULL);
+	side_line(o, 60.0, -1.5, true);
+	v_side = hx_layout_value(o, 8, &se_side, &walked);
+	print_message("sum of the walks: %.3f +- %.3f; the side's: %.3f +- %.3f\n", v_sum,
+		      se_sum, v_side, se_side);
+	assert_true(walked);
+	assert_true(fabs(v_side - 60.0) < 0.3);
+	assert_true(se_side > 0 && se_side < 0.3);
+	assert_true(se_side < 0.5 * se_sum);
+}
+
+static void test_slow_trial_hidden_by_the_sum_is_left_out(void **state)
+{
+	struct hx_layout_obs o[8];
+	double se, v;
+
+	(void)state;
+	side_line(o, 60.0, -1.5, true);
+	o[2].v /= 1.5; /* a layout near the mean walk ran 1.5x slow */
+	v = hx_layout_value(o, 8, &se, NULL);
+	assert_true(fabs(v - 60.0) < 0.4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +165,8 @@ int main(void)
 		cmocka_unit_test(test_slow_trial_is_left_out),
 		cmocka_unit_test(test_walk_that_explains_nothing_keeps_the_mean),
 		cmocka_unit_test(test_no_walk_or_too_few_layouts_step_aside),
+		cmocka_unit_test(test_side_that_sets_the_response),
+		cmocka_unit_test(test_slow_trial_hidden_by_the_sum_is_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

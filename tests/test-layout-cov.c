@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-layout-cov: the walk covariate of a rule layout (generators/gen_layout_cov.c) against
- * a count made another way (the full rule records, positions by priority rank, weights one
- * flow at a time), its mean, and its behaviour under uniform traffic and one mask per side.
+ * test-layout-cov: the walk covariate of a rule layout (generators/gen_layout_cov.c), its sum
+ * and each side's, against a count made another way (the full rule records, positions by
+ * priority rank, weights one flow at a time), its mean, and its behaviour under uniform
+ * traffic and one mask per side.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -116,6 +117,12 @@ static void test_walk_matches_a_count_by_hand(void **state)
 		assert_true(fabs(c.walk - walk_by_hand(r, &t)) < 1e-9 * c.walk);
 		/* one mask on three sides (position 1 each) and 16 on the fourth */
 		assert_true(fabs(c.walk_mean - (3.0 + 8.5)) < 1e-9);
+		/* each side's own figures: the three at 1, the server's decap side the rest */
+		assert_true(fabs(c.side[GEN_CLIENT][GEN_ENCAP] - 1.0) < 1e-9);
+		assert_true(fabs(c.side[GEN_CLIENT][GEN_DECAP] - 1.0) < 1e-9);
+		assert_true(fabs(c.side[GEN_SERVER][GEN_ENCAP] - 1.0) < 1e-9);
+		assert_true(fabs(c.side[GEN_SERVER][GEN_DECAP] - (c.walk - 3.0)) < 1e-9 * c.walk);
+		assert_true(fabs(c.side_mean[GEN_SERVER][GEN_DECAP] - 8.5) < 1e-9);
 		lo = fmin(lo, c.walk);
 		hi = fmax(hi, c.walk);
 		gen_rules_free(r);

@@ -11,13 +11,20 @@
  * that went wrong (one trial per layout: a 1.5x slow trial is a whole layout's value) far
  * better than the spread of the raw values does, which the layout effect inflates.
  *
+ * The walk is a sum over the sides (host, direction) with rules, and each side's term comes
+ * with it: a latency adds the sides' walks up, but a bandwidth is set by its slowest side,
+ * and there the other sides' walks only dilute the sum (CX-7 write bandwidth at 115 server
+ * decap masks and client encap masks varying: the sum explained none of a 5.8% standard
+ * error, the server's decap walk nearly all of it). So every covariate that varies, the
+ * sum and each side's, is a candidate:
  *  1. Screen the raw values as the robust mean does (hx_layout_screen: beyond 4 MADs and
  *     10% of the median, at least 3 kept).
- *  2. Screen the residuals of a robust (bisquare) fit of v on the walk over the rest: beyond
- *     4 robust sigmas and 10% of the fitted value (at least 4 kept).
- *  3. Choose between the plain mean and the fit on the walk over what is kept by AICc (the
- *     walk must pay for its coefficient); the value is the chosen intercept, its standard
- *     error the intercept's.
+ *  2. Screen the residuals of a robust (bisquare) fit of v on a covariate over the rest:
+ *     beyond 4 robust sigmas and 10% of the fitted value (at least 4 kept), on the
+ *     covariate whose robust fit is tightest (smallest robust sigma).
+ *  3. Choose by AICc among the plain mean, the fit on the sum and the fit on each side
+ *     (one covariate each; a side must beat the sum by SIDE_MARGIN to replace it) over
+ *     what is kept; the value is the chosen intercept, its standard error the intercept's.
  * When the walk does not vary (uniform traffic, one mask per side) or there are fewer than
  * 4 layouts, the caller keeps its robust mean.
  */
@@ -33,6 +40,7 @@
 #define OUTLIER_SIGMAS 4.0
 #define OUTLIER_SHARE 0.10
 #define MIN_FIT 4 /* layouts the walk fit needs: two coefficients and two to spare */
+#define SIDE_MARGIN 2.0 /* AICc by which one side's walk must beat the sum to replace it */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -82,47 +90,57 @@ static size_t count(const bool *keep, size_t n)
 	return m;
 }
 
-/* Does the walk vary over the kept observations? */
-static bool walk_varies(const struct hx_layout_obs *o, size_t n, const bool *keep)
+/* Covariate C of observation O: the walk (C = 0) or side C - 1's walk. */
+static double cov_of(const struct hx_layout_obs *o, int c)
+{
+	return c == 0 ? o->walk : o->side[c - 1];
+}
+
+/* Does covariate C vary over the kept observations? */
+static bool varies(const struct hx_layout_obs *o, size_t n, const bool *keep, int c)
 {
 	double lo = INFINITY, hi = -INFINITY;
 
 	for (size_t i = 0; i < n; i++)
 		if (keep[i]) {
-			lo = fmin(lo, o[i].walk);
-			hi = fmax(hi, o[i].walk);
+			lo = fmin(lo, cov_of(&o[i], c));
+			hi = fmax(hi, cov_of(&o[i], c));
 		}
 	return hi - lo > 1e-9 * (1.0 + fabs(hi));
 }
 
-/* The kept observations as a design (an intercept, then the walk when WALK) and values. */
-static void design(const struct hx_layout_obs *o, size_t n, const bool *keep, bool walk,
+/* The kept observations as a design (an intercept, then covariate C unless C < 0) and
+ * values. */
+static void design(const struct hx_layout_obs *o, size_t n, const bool *keep, int c,
 		   gsl_matrix *X, gsl_vector *y)
 {
 	for (size_t i = 0, r = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
 		gsl_matrix_set(X, r, 0, 1.0);
-		if (walk)
-			gsl_matrix_set(X, r, 1, o[i].walk);
+		if (c >= 0)
+			gsl_matrix_set(X, r, 1, cov_of(&o[i], c));
 		gsl_vector_set(y, r++, o[i].v);
 	}
 }
 
-/* Step 2: clear KEEP[i] of the kept layouts the robust walk fit calls outliers. */
-static void screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep)
+/* Step 2 on covariate CV: clear KEEP[i] of the kept layouts its robust fit calls outliers;
+ * the fit's robust sigma (INFINITY when it could not be fitted). */
+static double screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep, int cv)
 {
 	size_t m = count(keep, n), out = 0;
 	gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare,
 								     m, 2);
 	gsl_matrix *X = gsl_matrix_alloc(m, 2), *cov = gsl_matrix_alloc(2, 2);
 	gsl_vector *y = gsl_vector_alloc(m), *c = gsl_vector_alloc(2);
+	double sigma = INFINITY;
 
 	if (w && X && cov && y && c) {
-		design(o, n, keep, true, X, y);
+		design(o, n, keep, cv, X, y);
 		if (gsl_multifit_robust(X, y, c, cov, w) == GSL_SUCCESS) {
 			gsl_multifit_robust_stats st = gsl_multifit_robust_statistics(w);
 
+			sigma = st.sigma;
 			for (size_t i = 0, r = 0; i < n; i++) {
 				double res, fit;
 
@@ -143,14 +161,41 @@ static void screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep)
 	gsl_matrix_free(cov);
 	gsl_vector_free(y);
 	gsl_vector_free(c);
+	return sigma;
 }
 
-/* Step 3 for one candidate (the mean, or the walk fit when WALK) over the M kept layouts:
- * its AICc, intercept and the intercept's standard error. false when it cannot be fitted. */
-static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, bool walk,
+/* Step 2: screen on the walk's sum and on each side's that varies, and keep what the
+ * tightest of those robust fits (the smallest robust sigma) kept: a side that sets the
+ * response shows a bad trial that the sum, diluted by the other sides, hides. */
+static void screen(const struct hx_layout_obs *o, size_t n, bool *keep)
+{
+	bool best[HX_LAYOUT_MAX], trial[HX_LAYOUT_MAX];
+	double sigma;
+
+	memcpy(best, keep, n * sizeof(*keep));
+	sigma = screen_fit(o, n, best, 0);
+	for (int c = 1; c <= HX_LAYOUT_SIDES; c++) {
+		double s;
+
+		if (!varies(o, n, keep, c))
+			continue;
+		memcpy(trial, keep, n * sizeof(*keep));
+		s = screen_fit(o, n, trial, c);
+		if (s < sigma) {
+			sigma = s;
+			memcpy(best, trial, n * sizeof(*trial));
+		}
+	}
+	memcpy(keep, best, n * sizeof(*keep));
+}
+
+/* Step 3 for one candidate (the mean when CV < 0, else the fit on covariate CV) over the M
+ * kept layouts: its AICc, intercept and the intercept's standard error. false when it
+ * cannot be fitted. */
+static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, int cv,
 		double *aicc, double *a, double *se)
 {
-	size_t m = count(keep, n), p = walk ? 2 : 1;
+	size_t m = count(keep, n), p = cv >= 0 ? 2 : 1;
 	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(m, p);
 	gsl_matrix *X = gsl_matrix_alloc(m, p), *cov = gsl_matrix_alloc(p, p);
 	gsl_vector *y = gsl_vector_alloc(m), *c = gsl_vector_alloc(p);
@@ -158,7 +203,7 @@ static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, bool 
 	bool ok = false;
 
 	if (w && X && cov && y && c) {
-		design(o, n, keep, walk, X, y);
+		design(o, n, keep, cv, X, y);
 		for (size_t i = 0; i < m; i++)
 			scale += gsl_vector_get(y, i) * gsl_vector_get(y, i);
 		if (gsl_multifit_linear(X, y, c, cov, &chisq, w) == GSL_SUCCESS) {
@@ -178,12 +223,39 @@ static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, bool 
 	return ok;
 }
 
+/* A candidate of step 3: its AICc, value and standard error. */
+struct candidate {
+	double aicc, a, se;
+};
+
+/* Of the walk's sum and each side's that varies: the fit with the lowest AICc into *BEST
+ * (a side must beat the sum by SIDE_MARGIN); false when none could be fitted. */
+static bool best_walk(const struct hx_layout_obs *o, size_t n, const bool *keep,
+		      struct candidate *best)
+{
+	bool any = ols(o, n, keep, 0, &best->aicc, &best->a, &best->se);
+	double margin = any ? SIDE_MARGIN : 0;
+
+	for (int c = 1; c <= HX_LAYOUT_SIDES; c++) {
+		struct candidate t;
+
+		if (!varies(o, n, keep, c) || !ols(o, n, keep, c, &t.aicc, &t.a, &t.se))
+			continue;
+		if (!any || t.aicc < best->aicc - margin) {
+			*best = t;
+			any = true;
+			margin = 0;
+		}
+	}
+	return any;
+}
+
 double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool *walked)
 {
-	bool keep[HX_LAYOUT_MAX];
-	double raw[HX_LAYOUT_MAX], mean_aicc, mean_a, mean_se, walk_aicc, walk_a, walk_se;
+	bool keep[HX_LAYOUT_MAX], use_walk;
+	double raw[HX_LAYOUT_MAX];
+	struct candidate walk, mean;
 	gsl_error_handler_t *old;
-	bool use_walk;
 
 	*se = NAN;
 	if (walked)
@@ -193,17 +265,17 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool
 	for (size_t i = 0; i < n; i++)
 		raw[i] = o[i].v;
 	hx_layout_screen(raw, n, keep);
-	if (count(keep, n) < MIN_FIT || !walk_varies(o, n, keep))
+	if (count(keep, n) < MIN_FIT || !varies(o, n, keep, 0))
 		return NAN;
 	old = gsl_set_error_handler_off();
-	screen_fit(o, n, keep);
-	use_walk = ols(o, n, keep, true, &walk_aicc, &walk_a, &walk_se);
-	if (!ols(o, n, keep, false, &mean_aicc, &mean_a, &mean_se))
-		mean_a = NAN;
+	screen(o, n, keep);
+	use_walk = best_walk(o, n, keep, &walk);
+	if (!ols(o, n, keep, -1, &mean.aicc, &mean.a, &mean.se))
+		mean.a = NAN;
 	gsl_set_error_handler(old);
-	use_walk = use_walk && (isnan(mean_a) || walk_aicc < mean_aicc);
+	use_walk = use_walk && (isnan(mean.a) || walk.aicc < mean.aicc);
 	if (walked)
 		*walked = use_walk;
-	*se = use_walk ? walk_se : mean_se;
-	return use_walk ? walk_a : mean_a;
+	*se = use_walk ? walk.se : mean.se;
+	return use_walk ? walk.a : mean.a;
 }

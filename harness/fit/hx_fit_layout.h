@@ -17,14 +17,18 @@
 
 #define HX_LAYOUT_MAX 64 /* the plan's most layouts per point (HX_MAX_LAYOUTS) */
 
-/* One layout of a point: its value and its walk's deviation from the walk's mean. */
+#define HX_LAYOUT_SIDES (GEN_HOSTS * GEN_DIRS)
+
+/* One layout of a point: its value, its walk's deviation from the walk's mean, and each
+ * side's (host * GEN_DIRS + direction; 0 for a side without rules). */
 struct hx_layout_obs {
 	double v, walk;
+	double side[HX_LAYOUT_SIDES];
 };
 
 /* The point's value over its N layouts; *SE its standard error; *WALKED (may be NULL)
- * whether the value used the walk. NAN when the walk does not vary or N is too small for
- * it: the caller keeps its robust mean. */
+ * whether the value used a walk (the sum over sides, or one side's). NAN when the walk
+ * does not vary or N is too small for it: the caller keeps its robust mean. */
 double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool *walked);
 
 /* Median of V[0..N), N > 0; sorts V. */
