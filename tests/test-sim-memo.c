@@ -7,7 +7,8 @@
  * same. The sequence comes back to rule sets seen before, goes back and forth between two
  * (the diff memo), and visits one rule set both inside and outside the software fallback
  * (CX-6: 15000 rules per host enter it, below 12000 leave it), where the same rules are
- * analysed with a different share in hardware.
+ * analysed with a different share in hardware. And an apply of no rule set costs the
+ * programming of removing every rule, with and without content ids.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,10 +93,46 @@ static void test_memo_keeps_samples(void **state)
 	free(text);
 }
 
+/* Removing every rule (an apply of no rule set) is programming work like adding them: the
+ * next sample pays for it, through the cache (content ids) and from plain builds alike. */
+static void test_removing_the_rules_costs_their_programming(void **state)
+{
+	char *text = su_profile_text("cx6");
+	struct gen_rules_cache *cache = gen_rules_cache_new(0);
+
+	(void)state;
+	for (int cached = 0; cached < 2; cached++) {
+		struct tb *tb = su_open_text(text);
+		struct gen_levels l;
+		struct gen_rules *r = NULL;
+		struct tb_sample a, b, c;
+		struct scn_error err;
+
+		su_levels(&l, 4096, 1, 1, 1, 8);
+		scn_error_clear(&err);
+		if (cached)
+			assert_int_equal(gen_rules_cache_get(cache, NULL, NULL, &l, 1, &r, &err), 0);
+		else
+			r = su_rules(&l);
+		apply_measure(tb, r, &l, 7, &a);
+		apply_measure(tb, r, &l, 7, &b); /* the same rules again: nothing to program */
+		apply_measure(tb, NULL, &l, 7, &c);
+		print_message("%s: cost %.3f s programming, %.3f s none, %.3f s removing\n",
+			      cached ? "cache" : "plain", a.cost_s, b.cost_s, c.cost_s);
+		assert_true(a.cost_s > b.cost_s + 0.1);
+		assert_true(c.cost_s > b.cost_s + 0.1);
+		gen_rules_free(r);
+		tb_close(tb);
+	}
+	gen_rules_cache_free(cache);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memo_keeps_samples),
+		cmocka_unit_test(test_removing_the_rules_costs_their_programming),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,12 +65,14 @@ static int install_host(struct tb_sim *s, const struct topo_ruleset *rs, uint64_
 	fallback_state(&s->prof, nh);
 	if (!rs || !sim_memo_get(&s->memo, id, n, nh)) {
 		rc = sim_host_arrays_new(nh, n, nr);
-		if (rc < 0 || !rs)
-			return rc;
-		rc = sim_scan_host(rs, n, s->prof.steer.shared_tree, nh);
 		if (rc < 0)
 			return rc;
-		sim_memo_put(&s->memo, id, n, nh);
+		if (rs) {
+			rc = sim_scan_host(rs, n, s->prof.steer.shared_tree, nh);
+			if (rc < 0)
+				return rc;
+			sim_memo_put(&s->memo, id, n, nh);
+		}
 	}
 	if (sim_memo_diff_get(&s->memo, old_id, id, changes))
 		return 0;
