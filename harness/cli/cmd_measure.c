@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,12 +198,15 @@ int hx_cmd_measure(int argc, char **argv)
 			if (*end)
 				return hx_usage_error("measure", "--seed takes an integer, not '%s'", optarg);
 			break;
-		case 'L':
-			m.levels.layout = (uint32_t)strtoul(optarg, &end, 10);
-			if (*end || *optarg == '-' || !*optarg)
-				return hx_usage_error("measure", "--layout takes an integer >= 0, not '%s'",
-						      optarg);
+		case 'L': {
+			unsigned long k = strtoul(optarg, &end, 10);
+
+			if (*end || *optarg == '-' || !*optarg || k > UINT32_MAX)
+				return hx_usage_error("measure", "--layout takes an integer 0..%u, not '%s'",
+						      UINT32_MAX, optarg);
+			m.levels.layout = (uint32_t)k;
 			break;
+		}
 		case 'J': m.json = true; break;
 		case 'R': m.no_repair = true; break;
 		default:
