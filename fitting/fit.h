@@ -185,6 +185,13 @@ struct fit_opts {
 /* Fill *o with the defaults above (seed 1). */
 void fit_opts_default(struct fit_opts *o);
 
+/* A held-out point: its inputs, its value, what the model fitted without its fold predicted
+ * there, and |pred - y| / |y|. */
+struct fit_cv_point {
+	double x[2], y, pred, bias;
+};
+#define FIT_CV_WORST 3
+
 struct fit_quality {
 	double sse;          /* residual sum of squares */
 	double r2;           /* 1 - SSE/SST (1 when SST == 0 and SSE == 0, else 0 if SST == 0) */
@@ -196,6 +203,10 @@ struct fit_quality {
 	double cv_rmse;      /* held-out RMSE over all points */
 	double cv_mean_bias; /* mean over held-out points of |pred - y| / |y| */
 	double cv_max_bias;  /* max of the same */
+	/* The held-out points of the largest |pred - y| / |y|, largest first (cv_worst[0]'s is
+	 * cv_max_bias): where the model misses, what `fit` prints. cv_n_worst of them. */
+	struct fit_cv_point cv_worst[FIT_CV_WORST];
+	unsigned cv_n_worst;
 };
 
 struct fit_conv {

@@ -95,6 +95,22 @@ void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_
 		fold[perm[i]] = (unsigned)(i % k);
 }
 
+/* Keep held-out point P among Q's largest errors, largest first. */
+static void keep_worst(struct fit_quality *q, const struct fit_cv_point *p)
+{
+	unsigned i = q->cv_n_worst;
+
+	if (i == FIT_CV_WORST && !(p->bias > q->cv_worst[FIT_CV_WORST - 1].bias))
+		return;
+	if (i < FIT_CV_WORST)
+		q->cv_n_worst++;
+	else
+		i = FIT_CV_WORST - 1;
+	for (; i > 0 && p->bias > q->cv_worst[i - 1].bias; i--)
+		q->cv_worst[i] = q->cv_worst[i - 1];
+	q->cv_worst[i] = *p;
+}
+
 /* Held-out figures; returns 0, -ENOMEM, or 1 when CV was not possible (fields stay NaN). */
 static int cross_validate(enum fit_form form, const struct fit_data *d,
 			  const struct fit_opts *o, struct fit_model *m)
@@ -104,6 +120,7 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 	size_t *perm = calloc(d->n, sizeof(*perm));
 	double (*tx)[2] = calloc(d->n, sizeof(*tx)), *ty = calloc(d->n, sizeof(*ty));
 	double ymax = 0, sq = 0, sum = 0, mx = 0;
+	struct fit_quality worst = { .cv_n_worst = 0 };
 	int rc = -ENOMEM;
 
 	if (!fold || !perm || !tx || !ty)
@@ -134,12 +151,17 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 				continue;
 			double r = fit_form_eval(form, tm.params, d->x[i]) - d->y[i];
 			double b = fabs(r) / fmax(fabs(d->y[i]), 1e-12 * (ymax > 0 ? ymax : 1));
+			struct fit_cv_point pt = { { d->x[i][0], d->x[i][1] }, d->y[i], d->y[i] + r, b };
+
 			sq += r * r;
 			sum += b;
 			mx = fmax(mx, b);
+			keep_worst(&worst, &pt);
 		}
 	}
 	if (rc == 0) {
+		memcpy(m->q.cv_worst, worst.cv_worst, sizeof(worst.cv_worst));
+		m->q.cv_n_worst = worst.cv_n_worst;
 		m->q.cv_folds = k;
 		m->q.cv_rmse = sqrt(sq / (double)d->n);
 		m->q.cv_mean_bias = sum / (double)d->n;

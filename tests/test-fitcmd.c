@@ -242,6 +242,9 @@ static void test_fitcmd_fit_synthetic(void **state)
 	assert_non_null(strstr(bw->domain_json, "\"x\":[0,40]"));
 	assert_non_null(strstr(bw->domain_json, "\"y\":[0,80]"));
 	assert_non_null(strstr(bw->domain_json, "\"n_other\":4"));
+	/* the stored quality names where the model misses most when a point is held out */
+	assert_non_null(strstr(bw->quality_json, "\"cv_worst\":[{\"x\":"));
+	assert_non_null(strstr(bw->quality_json, "\"held_out\":"));
 
 	assert_string_equal(lat->form, "plane");
 	params_of(lat, p, 3);

@@ -546,6 +546,33 @@ static void test_fitting_cv_deterministic(void **state)
 	assert_true(a.q.cv_rmse < 1.5 * a.q.rmse);
 }
 
+/* The held-out misses are the points of the largest held-out error, largest first: a point
+ * made 30% off its curve is the first, at the maximum held-out bias. */
+static void test_fitting_cv_worst_points(void **state)
+{
+	(void)state;
+	static const double p[FIT_MAX_PARAMS] = { 177, 0.02 };
+	struct synth s;
+	struct fit_model m;
+
+	synth_grid(&s, FIT_SERVICE, p, 25, 8, 0.01, 11);
+	s.y[12] *= 1.3;
+	struct fit_data d = data_of(&s);
+	assert_int_equal(fit_model_fit(FIT_SERVICE, &d, NULL, &m, NULL), 0);
+	assert_int_equal(m.q.cv_n_worst, FIT_CV_WORST);
+	assert_true(m.q.cv_worst[0].x[0] == s.x[12][0] && m.q.cv_worst[0].x[1] == s.x[12][1]);
+	assert_true(m.q.cv_worst[0].y == s.y[12]);
+	assert_true(m.q.cv_worst[0].bias == m.q.cv_max_bias && m.q.cv_max_bias > 0.2);
+	for (unsigned i = 0; i < m.q.cv_n_worst; i++) {
+		const struct fit_cv_point *w = &m.q.cv_worst[i];
+
+		assert_true(fabs(w->bias - fabs(w->pred - w->y) / fabs(w->y)) < 1e-12);
+		if (i)
+			assert_true(w->bias <= m.q.cv_worst[i - 1].bias);
+	}
+	assert_true(m.q.cv_worst[1].bias < 0.1);
+}
+
 /* R^2, RMSE, AICc and residuals agree with their definitions. */
 static void test_fitting_quality_figures(void **state)
 {
@@ -637,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_too_few_points),
 		cmocka_unit_test(test_fitting_nonconvergence),
 		cmocka_unit_test(test_fitting_cv_deterministic),
+		cmocka_unit_test(test_fitting_cv_worst_points),
 		cmocka_unit_test(test_fitting_quality_figures),
 		cmocka_unit_test(test_fitting_prediction_interval),
 	};

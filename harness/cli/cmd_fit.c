@@ -160,6 +160,21 @@ struct json_object *hx_fit_model_json(const struct res_model *m)
 
 /* ---- fit ----------------------------------------------------------------------------------- */
 
+/* Where model M misses most when a point is held out (its fold left out of the fit). */
+static void print_worst(const struct fit_model *m, const char *unit)
+{
+	if (!m->q.cv_folds || !m->q.cv_n_worst)
+		return;
+	printf("  largest held-out misses (x, y: measured, held-out prediction):");
+	for (unsigned i = 0; i < m->q.cv_n_worst; i++) {
+		const struct fit_cv_point *w = &m->q.cv_worst[i];
+
+		printf("%s %g, %g: %.4g, %.4g %s (%.2f%%)", i ? ";" : "", w->x[0], w->x[1], w->y,
+		       w->pred, unit, 100 * w->bias);
+	}
+	printf("\n");
+}
+
 static void print_fit_text(const struct hx_fit_data *d, const struct fit_selection *sel,
 			   const struct res_model *row)
 {
@@ -187,6 +202,7 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 	if (m->q.cv_folds)
 		printf("  %u-fold cross-validation, held-out bias: max %.2f%%  mean %.2f%%\n",
 		       m->q.cv_folds, 100 * m->q.cv_max_bias, 100 * m->q.cv_mean_bias);
+	print_worst(m, u);
 	if (sel->baseline.valid && sel->baseline.cv_folds)
 		printf("  baseline (degree-%u polynomial in log inputs, least squares): R^2 %.4f, "
 		       "held-out bias max %.2f%%  mean %.2f%%\n", sel->baseline.degree,
@@ -340,8 +356,8 @@ static const struct hx_opt fit_opts[] = {
 	{ "verb", 'v', "V", "only this verb", "send write read", 0 },
 	{ "metric", 'm', "M", "only bw or lat", "bw lat", 0 },
 	{ "form", 'k', "F,...", "candidate forms (those above, or rbf1, line, service, knee,\n"
-	  "cap, walk, cliff2, cliff2y, spill2y, lspill2y, cache2, lspillc2y); a single form\n"
-	  "is fitted alone, which works with few points (a plane through 4)", NULL, 0 },
+	  "cap, walk, cache2); a single form is fitted alone, which works with few points\n"
+	  "(a plane through 4)", NULL, 0 },
 	{ "where", 'w', "D=L", "only trials whose point has dimension D at level L (repeatable;\n"
 	  "e.g. --where msg_size=2 for imported perftest -a logs)", NULL, 0 },
 	{ "inputs", 'I', "X,Y", "the model's inputs: dimension names, or client.masks /\n"
@@ -361,12 +377,14 @@ const struct hx_command hx_def_fit = {
 	"model file keeps so that an agent feeds each by name. Only ok trials at the most\n"
 	"common setting of the other dimensions and firmware are used; the trials of one\n"
 	"(x, y) count as one point, their median (over rule layouts: their mean, docs/\n"
-	"fitting.md). Candidate forms: rbf2, service2, plane, cap2, spill2 (bw); plane, rbf2,\n"
-	"service2, walk2, lspill2 (lat); with flows as an input the capacity-cliff forms\n"
-	"(spillc2, lspillc2), with both inputs one host's masks capc2 (bw) and walkc2; chosen\n"
-	"by AICc, cross-validation breaking ties; a degree-3 polynomial baseline beside each.\n"
+	"fitting.md). Candidate forms: rbf2, service2, plane, cap2, cliff2, cliff2y, spill2,\n"
+	"spill2y (bw); plane, rbf2, service2, walk2, lspill2, lspill2y (lat); with flows as an\n"
+	"input the capacity-cliff forms spillc2(y) and lspillc2(y), with both inputs one host's\n"
+	"masks capc2 (bw); walkc2 (lat); chosen by AICc, cross-validation breaking ties; a\n"
+	"degree-3 polynomial baseline beside each.\n"
 	"Prints per model: form, parameters with standard errors, R^2, RMSE, held-out bias\n"
-	"(max, mean), why the form won, the domain.\n",
+	"(max, mean) and the points it misses most, the baseline's, the points' own noise,\n"
+	"why the form won, the domain.\n",
 	"Exit: 0 models stored, 2 nothing to fit or a fit failed.\n",
 	hx_cmd_fit,
 };

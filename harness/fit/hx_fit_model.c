@@ -127,6 +127,10 @@ static void lift(struct fit_model *m, int v, double c0)
 	m->dom_max[v] = o.dom_max[0];
 	m->dom_min[1 - v] = c0;
 	m->dom_max[1 - v] = c0;
+	for (unsigned i = 0; i < m->q.cv_n_worst; i++) {
+		m->q.cv_worst[i].x[v] = o.q.cv_worst[i].x[0];
+		m->q.cv_worst[i].x[1 - v] = c0;
+	}
 }
 
 /* 0 = x varies only, 1 = y varies only, -1 = both (or neither) vary. */

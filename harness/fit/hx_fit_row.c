@@ -158,6 +158,24 @@ static void render_baseline(struct hx_sb *s, const struct fit_baseline *b)
 	hx_sb_printf(s, "}");
 }
 
+/* The chosen model's largest held-out misses (fit.h, cv_worst). */
+static void render_worst(struct hx_sb *s, const struct fit_model *m)
+{
+	hx_sb_printf(s, ",\"cv_worst\":[");
+	for (unsigned i = 0; i < m->q.cv_n_worst; i++) {
+		const struct fit_cv_point *w = &m->q.cv_worst[i];
+
+		hx_sb_printf(s, "%s{", i ? "," : "");
+		field(s, "", "x", w->x[0]);
+		field(s, ",", "y", w->x[1]);
+		field(s, ",", "measured", w->y);
+		field(s, ",", "held_out", w->pred);
+		field(s, ",", "bias", w->bias);
+		hx_sb_printf(s, "}");
+	}
+	hx_sb_printf(s, "]");
+}
+
 static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 			   const struct fit_selection *sel)
 {
@@ -167,6 +185,7 @@ static void render_quality(struct hx_sb *s, const struct hx_fit_data *d,
 
 	hx_sb_printf(s, "{\"n_points\":%zu,\"n_trials\":%zu,", m->n_points, d->n_trials);
 	render_quality_of(s, m);
+	render_worst(s, m);
 	hx_sb_printf(s, ",\"sse\":");
 	hx_sb_num(s, m->q.sse);
 	hx_sb_printf(s, ",\"cv_folds\":%u,\"cv_rmse\":", m->q.cv_folds);
