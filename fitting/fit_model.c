@@ -120,9 +120,9 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 	size_t *perm = calloc(d->n, sizeof(*perm));
 	double (*tx)[2] = calloc(d->n, sizeof(*tx)), *ty = calloc(d->n, sizeof(*ty));
 	double ymax = 0, sq = 0, sum = 0, mx = 0;
-	struct fit_quality worst = { .cv_n_worst = 0 };
 	int rc = -ENOMEM;
 
+	m->q.cv_n_worst = 0;
 	if (!fold || !perm || !tx || !ty)
 		goto out;
 	for (size_t i = 0; i < d->n; i++)
@@ -156,16 +156,16 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 			sq += r * r;
 			sum += b;
 			mx = fmax(mx, b);
-			keep_worst(&worst, &pt);
+			keep_worst(&m->q, &pt);
 		}
 	}
 	if (rc == 0) {
-		memcpy(m->q.cv_worst, worst.cv_worst, sizeof(worst.cv_worst));
-		m->q.cv_n_worst = worst.cv_n_worst;
 		m->q.cv_folds = k;
 		m->q.cv_rmse = sqrt(sq / (double)d->n);
 		m->q.cv_mean_bias = sum / (double)d->n;
 		m->q.cv_max_bias = mx;
+	} else {
+		m->q.cv_n_worst = 0; /* a fold failed: no held-out figures */
 	}
 out:
 	free(fold);

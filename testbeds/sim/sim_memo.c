@@ -8,8 +8,9 @@
  * and a rule set that comes back (a point measured again, a layout of a point seen before,
  * the baseline between two sweeps) is installed from it instead of scanned again, by
  * reference (the arrays are one block shared by the entry and the installed host, never
- * written after the scan: sim_host_arrays_share). A content id is gen_rules_host_id (nonzero for rule sets built through the rule-set cache
- * only: plain builds are always scanned). The memo is the simulator's own bookkeeping, never
+ * written after the scan: sim_host_arrays_share). A content id is gen_rules_host_id
+ * (nonzero for rule sets built through the rule-set cache only: plain builds are always
+ * scanned). The memo is the simulator's own bookkeeping, never
  * visible in a sample: what apply reports (the rule diff, its cost, the fallback state) is
  * computed as without it. Least recently used entries go first once MAX_BYTES is passed.
  * The memo also keeps the size of the rule diff between two content ids: going back and
