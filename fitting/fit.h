@@ -176,7 +176,7 @@ struct fit_data {
 
 struct fit_opts {
 	uint64_t seed;       /* starts and fold assignment; same seed, same numbers */
-	unsigned n_starts;   /* >= 1; default 8 */
+	unsigned n_starts;   /* >= 1; default 16 */
 	unsigned max_iter;   /* per start; default 200 */
 	unsigned k_folds;    /* cross-validation folds; 0 = no CV; clipped to n; default 5 */
 	double xtol, gtol, ftol; /* GSL convergence tests; defaults 1e-10, 1e-10, 0 */

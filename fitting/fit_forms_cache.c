@@ -27,19 +27,6 @@ static double probes(double w, double s, double *ds)
 	return w > 0 ? s * (1 - e) + 1 : 0;
 }
 
-/* smax(1, t1, t2) and its derivatives in t1, t2 (the cap forms': t <= 0 counts as 0). */
-static double smax3(double t1, double t2, double *d1, double *d2)
-{
-	double a = fmax(t1, 0), b = fmax(t2, 0), top = fmax(1, fmax(a, b)), sum, m;
-
-	sum = pow(1 / top, FIT_CAP_SHARPNESS) + pow(a / top, FIT_CAP_SHARPNESS) +
-	      pow(b / top, FIT_CAP_SHARPNESS);
-	m = top * pow(sum, 1 / FIT_CAP_SHARPNESS);
-	*d1 = t1 > 0 ? pow(a / m, FIT_CAP_SHARPNESS - 1) : 0;
-	*d2 = t2 > 0 ? pow(b / m, FIT_CAP_SHARPNESS - 1) : 0;
-	return m;
-}
-
 /* The missed share at IN and its derivatives in a and b (G[0], G[1]). */
 static double miss(const double *p, const double in[2], double *g)
 {
@@ -58,7 +45,7 @@ double fit_cache_eval(enum fit_form f, const double *p, const double in[2])
 	double g[2], d1, d2, ms = miss(p, in, g), s1, s2;
 
 	(void)f;
-	return p[0] / smax3(p[1] + probes(in[0], p[7], &s1) * (p[2] + p[4] * ms),
+	return p[0] / fit_smax3(p[1] + probes(in[0], p[7], &s1) * (p[2] + p[4] * ms),
 			    p[1] + probes(in[1], p[7], &s2) * (p[3] + p[4] * ms), &d1, &d2);
 }
 
@@ -66,7 +53,7 @@ void fit_cache_grad(enum fit_form f, const double *p, const double in[2], double
 {
 	double gm[2], d1, d2, ms = miss(p, in, gm), s1, s2;
 	double px = probes(in[0], p[7], &s1), py = probes(in[1], p[7], &s2);
-	double m = smax3(p[1] + px * (p[2] + p[4] * ms), p[1] + py * (p[3] + p[4] * ms), &d1,
+	double m = fit_smax3(p[1] + px * (p[2] + p[4] * ms), p[1] + py * (p[3] + p[4] * ms), &d1,
 			 &d2);
 	double dv = -p[0] / (m * m); /* d value / d smax */
 

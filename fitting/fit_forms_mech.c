@@ -48,9 +48,7 @@ static double hit(double m)
 	return m > 0 ? 1.0 : 0.0;
 }
 
-/* Smooth maximum (p-norm) of 1, t1, t2 (negative stages clamp to 0) and its partial
- * derivatives w1, w2 in t1, t2. */
-static double smax3(double t1, double t2, double *w1, double *w2)
+double fit_smax3(double t1, double t2, double *w1, double *w2)
 {
 	const double n = FIT_CAP_SHARPNESS;
 	double a = t1 > 0 ? t1 : 0, b = t2 > 0 ? t2 : 0;
@@ -67,7 +65,7 @@ static double smax3(double t1, double t2, double *w1, double *w2)
 static double cap2(const double *p, double x, double y, double *g)
 {
 	double ux = sat(x, p[4]) + hit(x), uy = sat(y, p[4]) + hit(y), w1, w2;
-	double m = smax3(p[1] + p[2] * ux, p[1] + p[3] * uy, &w1, &w2);
+	double m = fit_smax3(p[1] + p[2] * ux, p[1] + p[3] * uy, &w1, &w2);
 	double d = -p[0] / (m * m);
 
 	if (g) {

@@ -44,6 +44,9 @@ void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const d
 double fit_spill_eval(enum fit_form form, const double *params, const double in[2]);
 /* smax(1, t) and its derivative in t: the cap forms' smooth maximum (fit_forms_spill.c). */
 double fit_smax1(double t, double *dm);
+/* smax(1, t1, t2) (p-norm, FIT_CAP_SHARPNESS; a stage t <= 0 counts as 0) and its
+ * derivatives in t1, t2 (fit_forms_mech.c). */
+double fit_smax3(double t1, double t2, double *w1, double *w2);
 /* The spilled share at C (D the other input) of a spill with parameters x0, p, q (P[0..2]),
  * its derivatives in them into G[0..2]: 1 - (e/C)^p past e = x0 - q D, else 0. */
 double fit_spill_share(double c, double d, const double *p, double *g);

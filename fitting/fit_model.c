@@ -18,7 +18,7 @@
 
 void fit_opts_default(struct fit_opts *o)
 {
-	*o = (struct fit_opts){ .seed = 1, .n_starts = 8, .max_iter = 200, .k_folds = 5,
+	*o = (struct fit_opts){ .seed = 1, .n_starts = 16, .max_iter = 200, .k_folds = 5,
 				.xtol = 1e-10, .gtol = 1e-10, .ftol = 0.0 };
 }
 

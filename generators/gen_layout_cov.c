@@ -14,9 +14,11 @@
 #include "generators/gen_packet.h"
 #include "topology/topo.h"
 
-/* Sums of one side (a host's direction): weighted and plain positions. */
+/* Sums of one side (a host's direction): weighted and plain positions of its rules, and
+ * the positions of its groups. */
 struct side_sum {
 	double w, walk, n, pos_sum;
+	double groups, group_pos_sum;
 };
 
 /* Direction of rule list ACT: 0 encap, 1 decap, -1 neither (a goto, a plain forward). */
@@ -75,6 +77,11 @@ static void host_sums(const struct topo_ruleset *rs, const double *w, uint32_t n
 		s->pos_sum += pos[p.group];
 		s->n += 1;
 	}
+	for (size_t g = 0; g < topo_ruleset_n_groups(rs); g++)
+		if (dir[g] >= 0) {
+			sum[dir[g]].groups += 1;
+			sum[dir[g]].group_pos_sum += pos[g];
+		}
 }
 
 static void add_side(const struct side_sum *s, int h, int d, struct gen_layout_cov *out)
@@ -83,8 +90,10 @@ static void add_side(const struct side_sum *s, int h, int d, struct gen_layout_c
 		return;
 	out->side[h][d] = s->walk / s->w;
 	out->side_mean[h][d] = s->pos_sum / s->n;
+	out->side_even[h][d] = s->groups > 0 ? s->group_pos_sum / s->groups : out->side_mean[h][d];
 	out->walk += out->side[h][d];
 	out->walk_mean += out->side_mean[h][d];
+	out->walk_even += out->side_even[h][d];
 	out->sides++;
 }
 

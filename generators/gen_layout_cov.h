@@ -12,8 +12,13 @@
  *    the popular flows in late masks has a larger walk. Each side's term is kept too
  *    (side[h][d]): a bandwidth is set by its slowest side, a latency by their sum.
  * It comes with its mean over layouts (walk_mean): its value when a flow's place is drawn
- * uniformly, i.e. the unweighted mean over the side's rules. A layout's deviation from the
- * mean is what a control variate uses.
+ * uniformly, i.e. the unweighted mean over the side's rules. And with the even walk
+ * (walk_even): the unweighted mean over the side's groups, the walk when every mask holds
+ * as many flows. The two differ when F flows do not divide evenly over m masks: the deal
+ * gives the first F mod m masks one rule more, and the mean position falls by
+ * (F mod m)(m - F mod m) / (2F) (256 flows over 104 masks: 47.25 against 52.5), a saw-tooth
+ * in m that no smooth function of the mask count follows. A layout's deviation from the
+ * even walk is what a control variate uses (harness/fit/hx_fit_layout.c).
  */
 #ifndef GEN_LAYOUT_COV_H
 #define GEN_LAYOUT_COV_H
@@ -21,11 +26,12 @@
 #include "generators/gen.h"
 
 struct gen_layout_cov {
-	double walk, walk_mean;
+	double walk, walk_mean, walk_even;
 	unsigned sides; /* sides with rules that carry flows */
 	/* The same per side (host, direction): its walk and its mean over layouts; 0 and 0
 	 * for a side without such rules. walk and walk_mean are their sums. */
 	double side[GEN_HOSTS][GEN_DIRS], side_mean[GEN_HOSTS][GEN_DIRS];
+	double side_even[GEN_HOSTS][GEN_DIRS]; /* each side's even walk; walk_even their sum */
 };
 
 /* The covariates of rule sets R under traffic T (R->flows flows). 0, or -ENOMEM. */

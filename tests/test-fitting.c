@@ -147,14 +147,32 @@ static void test_fitting_recovery(void **state)
 	}
 }
 
-/* The selection rule holds: the winner has the lowest AICc, or lies within 2 AICc units of
- * the lowest and has a CV error more than 1% below that model's. */
+/* May candidate M be chosen: valid, and its held-out mean bias (none: infinite) not over
+ * twice the best candidate's CV0 and 1% above it (the cross-validation veto,
+ * fitting/fit_select.c)? */
+static bool not_vetoed(const struct fit_model *m, double cv0)
+{
+	double e = isnan(m->q.cv_mean_bias) ? INFINITY : m->q.cv_mean_bias;
+
+	return m->valid && (!isfinite(cv0) || !(e > 2.0 * cv0 && e > cv0 + 0.01));
+}
+
+/* The selection rule holds: of the candidates cross-validation does not veto, the winner
+ * has the lowest AICc, or lies within 2 AICc units of the lowest and has a CV error more
+ * than 1% below that model's. */
 static void check_rule(const struct fit_selection *sel)
 {
 	const struct fit_model *w = &sel->models[sel->best];
 	size_t lo = sel->best;
+	double cv0 = INFINITY;
+
 	for (size_t i = 0; i < sel->n_models; i++)
-		if (sel->models[i].valid && sel->models[i].q.aicc < sel->models[lo].q.aicc)
+		if (sel->models[i].valid && !isnan(sel->models[i].q.cv_mean_bias))
+			cv0 = fmin(cv0, sel->models[i].q.cv_mean_bias);
+	assert_true(not_vetoed(w, cv0));
+	for (size_t i = 0; i < sel->n_models; i++)
+		if (not_vetoed(&sel->models[i], cv0) &&
+		    sel->models[i].q.aicc < sel->models[lo].q.aicc)
 			lo = i;
 	if (!sel->tie_break) {
 		assert_int_equal(lo, sel->best);
@@ -396,6 +414,26 @@ static void test_fitting_selection_rules(void **state)
 	printf("# tie case: %s\n", sel.reason);
 	assert_true(sel.tie_break);
 	assert_int_equal(sel.models[sel.best].form, FIT_RBF2);
+	check_rule(&sel);
+	/* The cross-validation veto: plane data over a qualification's mask levels (1%
+	 * noise, seed 101) where rbf2 fits 5.5 AICc better but one fold's fit misses a
+	 * held-out point by 36% (held-out mean bias 4.0% against the plane's 0.82%): the
+	 * plane is chosen, and the reason says why rbf2 was not. */
+	static const double lx[10] = { 1, 2, 4, 8, 16, 24, 32, 64, 96, 128 };
+	static const double ly[10] = { 1, 2, 3, 5, 8, 12, 18, 28, 40, 64 };
+	static const double pv[FIT_MAX_PARAMS] = { 0.05, 0.08, 10 };
+	const enum fit_form rp[] = { FIT_RBF2, FIT_PLANE };
+
+	synth_levels(&s2, FIT_PLANE, pv, lx, 10, ly, 10, 0.01, 101);
+	d2 = data_of(&s2);
+	fit_opts_default(&o);
+	assert_int_equal(fit_select(&d2, 2, rp, 2, &o, &sel, &e), 0);
+	printf("# veto case: %s\n", sel.reason);
+	assert_true(sel.models[0].valid && sel.models[0].q.aicc < sel.models[1].q.aicc - 2);
+	assert_true(sel.models[0].q.cv_mean_bias > 2 * sel.models[1].q.cv_mean_bias + 0.01);
+	assert_int_equal(sel.models[sel.best].form, FIT_PLANE);
+	assert_non_null(strstr(sel.reason, "rbf2 (AICc"));
+	assert_non_null(strstr(sel.reason, "left out on cross-validation"));
 	check_rule(&sel);
 	/* One-input candidates: knee data goes to knee. */
 	static const double pk[FIT_MAX_PARAMS] = { 100, 20, 50, 5 };

@@ -130,6 +130,35 @@ static void test_walk_matches_a_count_by_hand(void **state)
 	assert_true(hi - lo > 0.5); /* the layouts move the popular flows between masks */
 }
 
+/* 256 flows dealt over 104 masks: the first 48 hold 3 rules, the other 56 hold 2, so a
+ * rule's mean position is (3 (1 + ... + 48) + 2 (49 + ... + 104)) / 256 = 47.25, while with
+ * every mask holding as many (the even walk, what the fit's control variate aims at) it
+ * is (1 + 104) / 2 = 52.5. */
+static void test_uneven_deal_has_an_even_walk(void **state)
+{
+	struct gen_levels l;
+	struct gen_traffic t;
+	struct gen_layout_cov c;
+	struct gen_rules *r;
+
+	(void)state;
+	levels(&l, 256, 104, true);
+	gen_traffic_from_levels(&l, &t);
+	r = build(&l);
+	assert_int_equal(gen_layout_cov(r, &t, &c), 0);
+	assert_true(fabs(c.side_mean[GEN_SERVER][GEN_DECAP] - 47.25) < 1e-9);
+	assert_true(fabs(c.side_even[GEN_SERVER][GEN_DECAP] - 52.5) < 1e-9);
+	assert_true(fabs(c.side_even[GEN_CLIENT][GEN_ENCAP] - 1.0) < 1e-9);
+	assert_true(fabs(c.walk_even - (3.0 + 52.5)) < 1e-9);
+	gen_rules_free(r);
+	/* 16 masks share 256 flows evenly: both means are the same */
+	levels(&l, 256, 16, true);
+	r = build(&l);
+	assert_int_equal(gen_layout_cov(r, &t, &c), 0);
+	assert_true(fabs(c.walk_even - c.walk_mean) < 1e-9);
+	gen_rules_free(r);
+}
+
 static void test_uniform_traffic_walks_the_mean(void **state)
 {
 	struct gen_levels l;
@@ -196,6 +225,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_matches_a_count_by_hand),
+		cmocka_unit_test(test_uneven_deal_has_an_even_walk),
 		cmocka_unit_test(test_uniform_traffic_walks_the_mean),
 		cmocka_unit_test(test_one_mask_per_side_walks_one_each),
 		cmocka_unit_test(test_layouts_spread_around_the_mean),

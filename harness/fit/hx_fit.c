@@ -394,10 +394,10 @@ static double covariate_value(const struct collect *k, const struct rec *const *
 
 		if (hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, &c) < 0)
 			return NAN;
-		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_mean, { 0 } };
+		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_even, { 0 } };
 		for (int h = 0; h < GEN_HOSTS; h++)
 			for (int d = 0; d < GEN_DIRS; d++)
-				o[i].side[h * GEN_DIRS + d] = c.side[h][d] - c.side_mean[h][d];
+				o[i].side[h * GEN_DIRS + d] = c.side[h][d] - c.side_even[h][d];
 	}
 	return hx_layout_value(o, n, se, NULL);
 }

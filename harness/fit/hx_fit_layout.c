@@ -4,10 +4,16 @@
  * traffic (its walk covariate, generators/gen_layout_cov.h) as a control variate.
  *
  * Under skewed traffic a layout moves the response mostly through where the popular flows
- * land in the mask walk. The harness knows that for every layout it built, and its mean
- * over all layouts. So the layouts' values are regressed on the walk's deviation from that
- * mean (v = a + b * (walk - walk_mean)): the intercept a estimates the point's mean over all
- * layouts with the spread the walk explains taken out, and the fit's residuals show a trial
+ * land in the mask walk. The harness knows that for every layout it built, and the walk
+ * with every mask holding as many flows (walk_even). So the layouts' values are regressed
+ * on the walk's deviation from the even walk (v = a + b * (walk - walk_even)): the
+ * intercept a estimates the point's value with its flows spread evenly over its masks, with
+ * the spread the walk explains taken out. (Its mean over all layouts, walk_mean, is not
+ * that: dealing F flows over m masks gives the first F mod m masks a rule more, a saw-tooth
+ * in m of up to m/(4F) of the walk (10% at 104 masks over 256 flows) that the layouts' shifts never average out, and that no
+ * form in masks follows: ConnectX-7's send bandwidth at 104 masks read 8% above a line
+ * through 85 and 128, and cap2 missed it by 5-7% along every other input's level.) The
+ * fit's residuals show a trial
  * that went wrong (one trial per layout: a 1.5x slow trial is a whole layout's value) far
  * better than the spread of the raw values does, which the layout effect inflates.
  *
