@@ -8,6 +8,7 @@
  * a slow trial the diluted sum hides is still left out.
  */
 #include <math.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -42,12 +43,14 @@ static void test_walk_takes_out_the_layout_spread(void **state)
 {
 	struct hx_layout_obs o[8];
 	double se, v;
-	bool walked;
+	struct hx_layout_fit fit;
 
 	(void)state;
 	line(o, 60.0, -1.5);
-	v = hx_layout_value(o, 8, &se, &walked);
-	assert_true(walked);
+	v = hx_layout_value(o, 8, &se, &fit);
+	assert_true(fit.walked);
+	assert_int_equal(fit.cov, 0); /* the sum: every side moves alike */
+	assert_true(fabs(fit.slope + 1.5) < 0.2);
 	assert_true(fabs(v - 60.0) < 0.3);
 	assert_true(fabs(plain_mean(o, 8) - 60.0) > 0.8); /* what the plain mean makes of it */
 	assert_true(se > 0 && se < 0.3);
@@ -65,11 +68,11 @@ static void test_slow_trial_is_left_out(void **state)
 	assert_true(fabs(v - 60.0) < 0.4);
 }
 
-static void test_walk_that_explains_nothing_keeps_the_mean(void **state)
+static void test_walk_that_explains_nothing_changes_nothing(void **state)
 {
 	struct hx_layout_obs o[8];
 	double se, v, mean;
-	bool walked = true;
+	struct hx_layout_fit fit = { .walked = false };
 
 	(void)state;
 	/* values that do not depend on the walk: noise with no slope on it (least squares) */
@@ -87,9 +90,31 @@ static void test_walk_that_explains_nothing_keeps_the_mean(void **state)
 	for (int i = 0; i < 8; i++)
 		o[i] = (struct hx_layout_obs){ 40.0 + e[i] - we / ww * (walk8[i] - wm), walk8[i], { 0 } };
 	mean = plain_mean(o, 8);
-	v = hx_layout_value(o, 8, &se, &walked);
-	assert_false(walked);
+	v = hx_layout_value(o, 8, &se, &fit);
+	assert_true(fit.walked);
+	assert_true(fabs(fit.slope) < 1e-9);
 	assert_true(fabs(v - mean) < 1e-9);
+}
+
+/* An uneven deal: every layout walks about 10 groups short of the even walk (their
+ * deviations are walk8 - 10), and the value moves by only -0.03 a group, no more than the
+ * noise over the layouts' spread. The plain mean is the value at the layouts' own walk,
+ * 0.28 above the value at the even walk, 60; the walk fit's intercept is at the even walk,
+ * whether or not the walk takes much of the spread out. */
+static void test_uneven_deal_takes_the_even_walk(void **state)
+{
+	struct hx_layout_obs o[8];
+	struct hx_layout_fit fit;
+	double se, v;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		o[i] = (struct hx_layout_obs){ 60.0 - 0.03 * (walk8[i] - 10.0) + noise8[i],
+					       walk8[i] - 10.0, { 0 } };
+	v = hx_layout_value(o, 8, &se, &fit);
+	assert_true(fit.walked);
+	assert_true(fabs(v - 60.0) < 0.2);
+	assert_true(fabs(plain_mean(o, 8) - 60.0) > 0.25);
 }
 
 static void test_no_walk_or_too_few_layouts_step_aside(void **state)
@@ -131,16 +156,16 @@ static void test_side_that_sets_the_response(void **state)
 {
 	struct hx_layout_obs o[8];
 	double se_side, se_sum, v_side, v_sum;
-	bool walked;
+	struct hx_layout_fit fit;
 
 	(void)state;
 	side_line(o, 60.0, -1.5, false);
 	v_sum = hx_layout_value(o, 8, &se_sum, NULL);
 	side_line(o, 60.0, -1.5, true);
-	v_side = hx_layout_value(o, 8, &se_side, &walked);
+	v_side = hx_layout_value(o, 8, &se_side, &fit);
 	print_message("sum of the walks: %.3f +- %.3f; the side's: %.3f +- %.3f\n", v_sum,
 		      se_sum, v_side, se_side);
-	assert_true(walked);
+	assert_true(fit.walked);
 	assert_true(fabs(v_side - 60.0) < 0.3);
 	assert_true(se_side > 0 && se_side < 0.3);
 	assert_true(se_side < 0.5 * se_sum);
@@ -158,12 +183,46 @@ static void test_slow_trial_hidden_by_the_sum_is_left_out(void **state)
 	assert_true(fabs(v - 60.0) < 0.4);
 }
 
+/* A point too few layouts fitted a slope for takes the median slope of the points that
+ * fitted one on the covariate most of them used: six on the sum (median -1.0), one on a
+ * side (left out); it walks 4 groups short of the even walk, so its value falls by 4. */
+static void test_pooled_slope_for_a_point_without_one(void **state)
+{
+	static const double slopes[6] = { -1.0, -1.1, -0.9, -1.0, -1.2, -1.0 };
+	struct hx_layout_point pw[9];
+	double y[9];
+
+	(void)state;
+	memset(pw, 0, sizeof(pw));
+	for (int i = 0; i < 6; i++) {
+		pw[i] = (struct hx_layout_point){ true, { true, 0, slopes[i] }, { 0 } };
+		y[i] = 20.0;
+	}
+	pw[6] = (struct hx_layout_point){ true, { true, 3, -5.0 }, { 0 } };
+	y[6] = 20.0;
+	pw[7].known = true; /* no fit of its own: 4 groups short on the sum, 1 on side 2 */
+	pw[7].dev[0] = -4.0;
+	pw[7].dev[3] = -1.0;
+	y[7] = 10.0;
+	pw[8].dev[0] = -4.0; /* covariates unknown: left as it is */
+	y[8] = 10.0;
+	hx_layout_pool(y, pw, 9);
+	assert_true(fabs(y[7] - 6.0) < 1e-9);
+	assert_true(y[8] == 10.0 && y[0] == 20.0 && y[6] == 20.0);
+	/* with fewer than HX_LAYOUT_POOL_MIN slopes to pool, nothing moves */
+	y[7] = 10.0;
+	hx_layout_pool(y + 2, pw + 2, 7);
+	assert_true(y[7] == 10.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_takes_out_the_layout_spread),
 		cmocka_unit_test(test_slow_trial_is_left_out),
-		cmocka_unit_test(test_walk_that_explains_nothing_keeps_the_mean),
+		cmocka_unit_test(test_walk_that_explains_nothing_changes_nothing),
+		cmocka_unit_test(test_uneven_deal_takes_the_even_walk),
+		cmocka_unit_test(test_pooled_slope_for_a_point_without_one),
 		cmocka_unit_test(test_no_walk_or_too_few_layouts_step_aside),
 		cmocka_unit_test(test_side_that_sets_the_response),
 		cmocka_unit_test(test_slow_trial_hidden_by_the_sum_is_left_out),

@@ -381,13 +381,14 @@ static double robust_mean(const double *v, size_t n, double *se)
 
 /* Over the N layouts of values V whose first records are FIRST[0..n): the value with the
  * layouts' covariates as control variates (hx_fit_layout.c), NAN when they do not apply
- * (none varies, a layout's rules cannot be rebuilt, too many layouts). */
+ * (none varies, a layout's rules cannot be rebuilt, too many layouts); what the covariates
+ * were into *PW. */
 static double covariate_value(const struct collect *k, const struct rec *const *first,
-			      const double *v, size_t n, double *se)
+			      const double *v, size_t n, double *se, struct hx_layout_point *pw)
 {
 	struct hx_layout_obs o[HX_LAYOUT_MAX];
 
-	if (!k->memo)
+	if (!k->memo || n > HX_LAYOUT_MAX)
 		return NAN;
 	for (size_t i = 0; i < n; i++) {
 		struct gen_layout_cov c;
@@ -398,15 +399,20 @@ static double covariate_value(const struct collect *k, const struct rec *const *
 		for (int h = 0; h < GEN_HOSTS; h++)
 			for (int d = 0; d < GEN_DIRS; d++)
 				o[i].side[h * GEN_DIRS + d] = c.side[h][d] - c.side_even[h][d];
+		pw->dev[0] += o[i].walk / (double)n;
+		for (int s = 0; s < HX_LAYOUT_SIDES; s++)
+			pw->dev[1 + s] += o[i].side[s] / (double)n;
 	}
-	return hx_layout_value(o, n, se, NULL);
+	pw->known = true;
+	return hx_layout_value(o, n, se, &pw->fit);
 }
 
 /* The value of one (x, y) from its records r[0..n) (sorted by layout, then value): over its
  * rule layouts, each layout's median with the layouts' covariates as control variates, else
  * their robust mean (one layout: the median of its trials), and in *SE its relative
  * standard error over the layouts (NAN for one layout). NAN on no memory. */
-static double point_value(const struct collect *k, const struct rec *r, size_t n, double *se)
+static double point_value(const struct collect *k, const struct rec *r, size_t n, double *se,
+			  struct hx_layout_point *pw)
 {
 	double *v = malloc(n * sizeof(*v)), out;
 	const struct rec **first = malloc(n * sizeof(*first));
@@ -424,7 +430,7 @@ static double point_value(const struct collect *k, const struct rec *r, size_t n
 		first[layouts] = &r[i];
 		v[layouts++] = median(r + i, j - i);
 	}
-	out = layouts == 1 ? v[0] : covariate_value(k, first, v, layouts, se);
+	out = layouts == 1 ? v[0] : covariate_value(k, first, v, layouts, se, pw);
 	if (layouts > 1 && isnan(out))
 		out = robust_mean(v, layouts, se);
 	free(first);
@@ -470,6 +476,7 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 		     struct rec *r, size_t n)
 {
 	const char *sep = strchr(r[0].sig, '\x1f');
+	struct hx_layout_point *pw;
 	bool layered = false;
 	double *se;
 
@@ -490,8 +497,10 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 	d->x = malloc(n * sizeof(*d->x));
 	d->y = malloc(n * sizeof(*d->y));
 	se = malloc(n * sizeof(*se));
-	if (!d->x || !d->y || !se) {
+	pw = calloc(n, sizeof(*pw));
+	if (!d->x || !d->y || !se || !pw) {
 		free(se);
+		free(pw);
 		return -ENOMEM;
 	}
 	qsort(r, n, sizeof(*r), cmp_xyv);
@@ -508,15 +517,18 @@ static int fill_data(const struct collect *k, struct hx_fit_data *d, const struc
 				d->campaign = r[t].campaign;
 		d->x[d->n][0] = r[i].x;
 		d->x[d->n][1] = r[i].y;
-		d->y[d->n] = point_value(k, r + i, j - i, &se[d->n]);
+		d->y[d->n] = point_value(k, r + i, j - i, &se[d->n], &pw[d->n]);
 		if (isnan(d->y[d->n])) {
 			free(se);
+			free(pw);
 			return -ENOMEM;
 		}
 		d->n++;
 	}
+	hx_layout_pool(d->y, pw, d->n);
 	point_noise(d, se, d->n);
 	free(se);
+	free(pw);
 	return 0;
 }
 

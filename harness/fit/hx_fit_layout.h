@@ -26,10 +26,35 @@ struct hx_layout_obs {
 	double side[HX_LAYOUT_SIDES];
 };
 
-/* The point's value over its N layouts; *SE its standard error; *WALKED (may be NULL)
- * whether the value used a walk (the sum over sides, or one side's). NAN when the walk
- * does not vary or N is too small for it: the caller keeps its robust mean. */
-double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se, bool *walked);
+/* Which walk a point's value used, and its slope (value per group walked). */
+struct hx_layout_fit {
+	bool walked; /* a walk (false: the plain mean) */
+	int cov;     /* 0: the sum over sides, 1 + s: side s's (HX_LAYOUT_SIDES) */
+	double slope;
+};
+
+/* The point's value over its N layouts; *SE its standard error; *FIT (may be NULL) which
+ * walk it used (the sum over sides, one side's, or none). NAN when the walk does not vary
+ * or N is too small for it: the caller keeps its robust mean. */
+double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se,
+		       struct hx_layout_fit *fit);
+
+/* What a point's layouts said about the walk: whether their covariates are known, the walk
+ * its value used, and the mean over its layouts of each covariate's deviation from the
+ * even walk (the sum, then each side's). */
+struct hx_layout_point {
+	bool known;
+	struct hx_layout_fit fit;
+	double dev[1 + HX_LAYOUT_SIDES];
+};
+
+/* Values Y[i] of a model's N points whose own layouts could not tell the walk's slope
+ * (PW[i].known, not PW[i].fit.walked: too few layouts for a fit) are at their layouts' mean
+ * walk, not at the even walk the others' are at: each takes the median slope of the points
+ * that fitted one, on the covariate most of them used (HX_LAYOUT_POOL_MIN at least), as
+ * Y[i] - slope * PW[i].dev[cov]. Unchanged when too few points fitted a slope. */
+#define HX_LAYOUT_POOL_MIN 5
+void hx_layout_pool(double *y, const struct hx_layout_point *pw, size_t n);
 
 /* Median of V[0..N), N > 0; sorts V. */
 double hx_layout_median(double *v, size_t n);
