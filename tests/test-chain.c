@@ -215,8 +215,11 @@ static void test_chain_qualification_models(void **state)
 	assert_true(t.with_cv > 0);
 	assert_true(t.beat_baseline * 10 >= t.with_cv * 9); /* the forms beat a blind regression */
 	/* Over rule layouts, most models are exportable (one layout a point: 16 of 36; with
-	 * a ridge parameter held rather than a singular covariance: 28 of 36). */
-	assert_true(t.exportable * 4 >= t.models * 3);
+	 * a ridge parameter held rather than a singular covariance: 28 of 36; with each
+	 * point at the even walk and refinement at 10%: 34 of 36), and a third of them are
+	 * within 2% held-out (10 of 36 before the even walk, 13 with it). */
+	assert_true(t.exportable * 10 >= t.models * 9);
+	assert_true(t.exported_within2 * 3 >= t.models);
 	e2e_rmdir(dir);
 }
 
