@@ -216,10 +216,11 @@ static void test_chain_qualification_models(void **state)
 	assert_true(t.beat_baseline * 10 >= t.with_cv * 9); /* the forms beat a blind regression */
 	/* Over rule layouts, most models are exportable (one layout a point: 16 of 36; with
 	 * a ridge parameter held rather than a singular covariance: 28 of 36; with each
-	 * point at the even walk and refinement at 10%: 34 of 36), and a third of them are
-	 * within 2% held-out (10 of 36 before the even walk, 13 with it). */
+	 * point at the even walk and refinement at 10%: 34 of 36), and over 5 in 12 of them
+	 * are within 2% held-out (10 of 36 before the even walk, 13 with it, 16 with the
+	 * trial-noise floor on each point's layouts). */
 	assert_true(t.exportable * 10 >= t.models * 9);
-	assert_true(t.exported_within2 * 3 >= t.models);
+	assert_true(t.exported_within2 * 12 >= t.models * 5);
 	e2e_rmdir(dir);
 }
 

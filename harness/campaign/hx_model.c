@@ -18,7 +18,8 @@
  * measured over layouts 0, 1, 2, ... (spread evenly: a systematic sample), each with
  * one trial (the plan's repeats when model.layouts is 1): 4 layouts, then doubling up to
  * plan.model_layouts while the standard error of their robust mean (each layout's value as
- * one) is above MODEL_LAYOUT_SE of it. A point the layout does not move stops at 4; `fit`
+ * one, their spread at least the testbed's trial noise: hx_model_noise_floor) is above
+ * MODEL_LAYOUT_SE of it. On a quiet testbed a point the layout does not move stops at 4; `fit`
  * takes the robust mean over layouts of each layout's median (hx_fit.c).
  *
  * Refinement (plan key model.refine, off by default): after every design's grid, levels
@@ -43,7 +44,6 @@
 #include "harness/campaign/hx_model_priv.h"
 
 #define MODEL_MIN_LAYOUTS 4
-#define MODEL_LAYOUT_SE 0.005 /* of the mean: a quarter of the 2% a model is held to */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -202,22 +202,21 @@ static double layouts_mean(const double *v, unsigned n)
 	return layouts_summary(v, n, &s) ? s.mean : NAN;
 }
 
-/* Is the mean of V[0..N) known well enough: the standard error of its robust mean at most
- * MODEL_LAYOUT_SE of it? Layouts without a usable value (failed trials) do not count. */
-static bool layouts_enough(const double *v, unsigned n)
+bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv)
 {
 	struct hx_summary s;
 	unsigned k = layouts_summary(v, n, &s);
 
 	if (k < 2)
 		return k == 0; /* all failed: more layouts will not give a number */
-	return s.sd / sqrt((double)s.n) <= MODEL_LAYOUT_SE * fabs(s.mean);
+	return fmax(s.sd, floor_cv * fabs(s.mean)) / sqrt((double)s.n) <=
+	       MODEL_LAYOUT_SE * fabs(s.mean);
 }
 
 /* Point L over its layouts (see the top of this file), its value (robust mean over them)
  * in *VALUE. -EDOM: it cannot be built. */
 static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct gen_levels *l,
-			   double *value, struct scn_error *err)
+			   double floor_cv, double *value, struct scn_error *err)
 {
 	double v[HX_MAX_LAYOUTS];
 	unsigned n = 0, want = first_layouts(p);
@@ -234,7 +233,7 @@ static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct 
 				return rc;
 			v[n] = layout_value(&res);
 		}
-		if (!layouts_enough(v, n)) {
+		if (!hx_model_layouts_enough(v, n, floor_cv)) {
 			want = 2 * n < p->model_layouts ? 2 * n : p->model_layouts;
 			hx_observe_more(r->observer, (unsigned long)(want - n) * layout_repeats(p));
 		}
@@ -254,10 +253,38 @@ bool hx_model_same_design(const struct design *a, const struct design *b)
 	return true;
 }
 
-int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
-			   const struct hx_baseline *b, const struct design *dz, unsigned i,
-			   unsigned j, double *value, struct scn_error *err)
+double hx_model_noise_floor(const struct hx_outcome *o, enum gen_metric metric)
 {
+	double sum = 0;
+	unsigned dof = 0;
+
+	for (unsigned b = 0; b < o->n_baselines; b++) {
+		const struct hx_point_result *res = &o->baselines[b].r;
+		struct hx_summary s;
+		unsigned k = 0;
+		double ok[HX_MAX_REPEATS];
+
+		if (o->baselines[b].metric != metric)
+			continue;
+		for (unsigned i = 0; i < res->n && i < HX_MAX_REPEATS; i++)
+			if (isfinite(res->x[i]))
+				ok[k++] = res->x[i];
+		if (k < 2)
+			continue;
+		hx_summarise_robust(ok, k, &s);
+		if (s.n < 2 || !(fabs(s.mean) > 0))
+			continue;
+		sum += (double)(s.n - 1) * (s.sd / s.mean) * (s.sd / s.mean);
+		dof += (unsigned)s.n - 1;
+	}
+	return dof ? sqrt(sum / dof) : 0;
+}
+
+int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
+			   const struct hx_outcome *o, unsigned b_index, const struct design *dz,
+			   unsigned i, unsigned j, double *value, struct scn_error *err)
+{
+	const struct hx_baseline *b = &o->baselines[b_index];
 	struct gen_levels l;
 	int rc;
 
@@ -267,7 +294,7 @@ int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
 	if (dz->n_in > 1)
 		gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
 	gen_levels_repair(&l);
-	rc = measure_layouts(r, p, &l, value, err);
+	rc = measure_layouts(r, p, &l, hx_model_noise_floor(o, b->metric), value, err);
 	if (rc == -EDOM) {
 		scn_error_clear(err);
 		rc = 0;
@@ -324,8 +351,8 @@ static int measure_depth(struct hx_runner *r, const struct hx_plan *p, const str
 				continue;
 			for (unsigned b = b0; b < o->n_baselines && rc == 0; b++)
 				if (dz[b].n_in && hx_model_same_design(&dz[b], &dz[b0]))
-					rc = hx_model_measure_point(r, p, &o->baselines[b], &dz[b0],
-								    i, j, &mv->v[b][i][j], err);
+					rc = hx_model_measure_point(r, p, o, b, &dz[b0], i, j,
+								    &mv->v[b][i][j], err);
 		}
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include "harness/campaign/hx_campaign.h"
 
 #define MODEL_MAX_AXIS 32
+#define MODEL_LAYOUT_SE 0.005 /* of the mean: a quarter of the 2% a model is held to */
 
 /* A (verb, metric)'s inputs and their levels (ascending). */
 struct design {
@@ -27,12 +28,27 @@ struct model_values {
 /* Do designs A and B have the same inputs at the same levels? */
 bool hx_model_same_design(const struct design *a, const struct design *b);
 
-/* Point (I, J) of design DZ for baseline B over its layouts, its value in *VALUE (NAN when
- * nothing measured a number); -EDOM (cleared): it cannot be built, even repaired, and is
- * skipped. Other errors as hx_trial's (-EDQUOT: the budget is spent). */
+/* Point (I, J) of design DZ for baseline B_INDEX of O over its layouts, its value in
+ * *VALUE (NAN when nothing measured a number); -EDOM (cleared): it cannot be built, even
+ * repaired, and is skipped. Other errors as hx_trial's (-EDQUOT: the budget is spent). */
 int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
-			   const struct hx_baseline *b, const struct design *dz, unsigned i,
-			   unsigned j, double *value, struct scn_error *err);
+			   const struct hx_outcome *o, unsigned b_index, const struct design *dz,
+			   unsigned i, unsigned j, double *value, struct scn_error *err);
+
+/* Is the mean of a point's layouts' values V[0..N) known well enough: the standard error of
+ * their robust mean at most MODEL_LAYOUT_SE of it? Their spread counts as at least FLOOR_CV
+ * of the mean (the testbed's trial noise, hx_model_noise_floor): four layouts that happen
+ * to agree say little about a point whose every trial scatters by 2% (on a 2% testbed one
+ * point in seven stopped at four layouts with a true standard error of 1%, and those
+ * points set the held-out misses). Layouts without a usable value (failed trials) do not
+ * count; when every one failed, more will not give a number (true). */
+bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv);
+
+/* The testbed's trial noise for METRIC: the coefficient of variation of one trial, pooled
+ * (by degrees of freedom) over O's baselines of that metric, their repeats being trials of
+ * one point with nothing else changed (robust: a gross outlier left out); 0 when no
+ * baseline has two usable repeats. A point's layouts scatter by at least this much. */
+double hx_model_noise_floor(const struct hx_outcome *o, enum gen_metric metric);
 
 /* Trials a new point starts with (its first layouts, times the trials per layout). */
 unsigned hx_model_point_trials(const struct hx_plan *p);

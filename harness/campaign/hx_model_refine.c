@@ -131,7 +131,7 @@ static int measure_level(struct hx_runner *r, const struct hx_plan *p, const str
 		for (unsigned s = 0; s < ns && rc == 0; s++) {
 			unsigned a = k == 0 ? i : j, b = k == 0 ? j : i;
 
-			rc = hx_model_measure_point(r, p, &o->baselines[share[s]], d, a, b,
+			rc = hx_model_measure_point(r, p, o, share[s], d, a, b,
 						    &mv->v[share[s]][a][b], err);
 		}
 	return rc;
