@@ -4,9 +4,11 @@
  * rules as stored (their group, flow and action list; groups are ordered by table and
  * priority) and the traffic's flow weights. One pass to tell each group's direction (its
  * rules' first action: encap or decap), one to number the groups along each direction's
- * walk, one over the rules. O(rules + groups + flows).
+ * walk, one over the rules. O(rules + groups + flows). The software covariate
+ * (gen_layout_sw) walks each host's rules past what it kept in hardware: O(rules + flows).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,5 +129,86 @@ int gen_layout_cov(const struct gen_rules *r, const struct gen_traffic *t,
 		free(pos);
 	}
 	free(w);
+	return rc;
+}
+
+/* How many of its N[h] rules each host keeps in hardware when they keep IN_HW between them
+ * (IN_HW < N[0] + N[1]): the first min(N[h], C) with C filled up to IN_HW. */
+static void hw_kept(const size_t n[GEN_HOSTS], double in_hw, size_t keep[GEN_HOSTS])
+{
+	size_t lo = n[0] <= n[1] ? n[0] : n[1];
+	double c = in_hw / 2 <= (double)lo ? in_hw / 2 : in_hw - (double)lo;
+
+	c = floor(fmax(c, 0));
+	for (int h = 0; h < GEN_HOSTS; h++)
+		keep[h] = (double)n[h] < c ? n[h] : (size_t)c;
+}
+
+/* Mark in SW[f] (bit GEN_SW_FWD or GEN_SW_REV) the flows of host H's rules from KEEP on:
+ * a send-side (encap) rule on the client and a receive-side (decap) one on the server carry
+ * client->server packets, the others server->client. 0, or -ENOMEM. */
+static int mark_software(const struct topo_ruleset *rs, int h, size_t keep, uint32_t n,
+			 uint8_t *sw)
+{
+	size_t ng = topo_ruleset_n_groups(rs), nr = topo_ruleset_n_rules(rs);
+	signed char *dir = malloc(ng ? ng : 1);
+	uint32_t *pos = malloc((ng ? ng : 1) * sizeof(*pos));
+	struct topo_rule_packed p;
+
+	if (!dir || !pos) {
+		free(dir);
+		free(pos);
+		return -ENOMEM;
+	}
+	number_groups(rs, dir, pos);
+	for (size_t i = keep; i < nr; i++) {
+		int d;
+
+		if (topo_ruleset_rule_packed(rs, i, &p) || !p.flow || p.flow > n ||
+		    (d = dir[p.group]) < 0)
+			continue;
+		sw[p.flow - 1] |= (uint8_t)(1u << ((h == GEN_CLIENT) == (d == GEN_ENCAP)
+							   ? GEN_SW_FWD : GEN_SW_REV));
+	}
+	free(dir);
+	free(pos);
+	return 0;
+}
+
+int gen_layout_sw(const struct gen_rules *r, const struct gen_traffic *t, double in_hw,
+		  struct gen_layout_sw *out)
+{
+	size_t n[GEN_HOSTS], keep[GEN_HOSTS];
+	uint32_t nf = r->flows ? r->flows : 1;
+	double *w;
+	uint8_t *sw;
+	int rc = 0;
+
+	*out = (struct gen_layout_sw){ 0 };
+	for (int h = 0; h < GEN_HOSTS; h++)
+		n[h] = r->host[h] ? topo_ruleset_n_rules(r->host[h]) : 0;
+	if (!(in_hw < (double)(n[0] + n[1])))
+		return 0;
+	hw_kept(n, in_hw, keep);
+	w = malloc(nf * sizeof(*w));
+	sw = calloc(nf, 1);
+	if (!w || !sw) {
+		free(w);
+		free(sw);
+		return -ENOMEM;
+	}
+	gen_flow_weights(t, r->flows, w);
+	for (int h = 0; h < GEN_HOSTS && rc == 0; h++)
+		if (r->host[h])
+			rc = mark_software(r->host[h], h, keep[h], r->flows, sw);
+	for (uint32_t f = 0; f < r->flows && rc == 0; f++)
+		for (int k = 0; k < GEN_SW_PATHS; k++)
+			if (sw[f] & (1u << k)) {
+				out->share[k] += w[f];
+				out->flows[k] += 1.0 / r->flows;
+				out->spilled = true;
+			}
+	free(w);
+	free(sw);
 	return rc;
 }

@@ -19,6 +19,16 @@
  * (F mod m)(m - F mod m) / (2F) (256 flows over 104 masks: 47.25 against 52.5), a saw-tooth
  * in m that no smooth function of the mask count follows. A layout's deviation from the
  * even walk is what a control variate uses (harness/fit/hx_fit_layout.c).
+ *
+ *  - software share (gen_layout_sw): past a table's capacity the rules programmed last stay
+ *    in software (tc's not_in_hw: the driver refuses them once the table is full), and a
+ *    packet whose path has such a rule takes the vswitch's slow path. Given how many rules
+ *    the hosts kept in hardware between them (the testbed's tc_in_hw gauge), the traffic
+ *    share of each direction (client->server, server->client) whose flow has a rule in
+ *    software on its path (the sender's encap, the receiver's decap), and the share of flows
+ *    that do. The two agree on average over layouts (a layout moves every flow's place
+ *    evenly over the insertion order); their difference is how much of the popular traffic
+ *    this layout put late.
  */
 #ifndef GEN_LAYOUT_COV_H
 #define GEN_LAYOUT_COV_H
@@ -37,5 +47,18 @@ struct gen_layout_cov {
 /* The covariates of rule sets R under traffic T (R->flows flows). 0, or -ENOMEM. */
 int gen_layout_cov(const struct gen_rules *r, const struct gen_traffic *t,
 		   struct gen_layout_cov *out);
+
+/* The software covariate of rule sets R under traffic T when the hosts keep IN_HW rules in
+ * hardware between them (NAN or at least all rules: none in software). The gauge is one sum
+ * over both hosts; its split assumes one capacity for both (the same RNIC model): each host
+ * keeps its first min(rules, C) rules, with C such that they add up to IN_HW. */
+enum { GEN_SW_FWD = 0, GEN_SW_REV = 1, GEN_SW_PATHS = 2 };
+struct gen_layout_sw {
+	bool spilled;                /* some rule in software */
+	double share[GEN_SW_PATHS];  /* traffic share with a rule in software on its path */
+	double flows[GEN_SW_PATHS];  /* share of flows with one */
+};
+int gen_layout_sw(const struct gen_rules *r, const struct gen_traffic *t, double in_hw,
+		  struct gen_layout_sw *out);
 
 #endif

@@ -3,7 +3,8 @@
  * test-layout-cov: the walk covariate of a rule layout (generators/gen_layout_cov.c), its sum
  * and each side's, against a count made another way (the full rule records, positions by
  * priority rank, weights one flow at a time), its mean, and its behaviour under uniform
- * traffic and one mask per side.
+ * traffic and one mask per side; the software covariate (gen_layout_sw) against a count by
+ * hand of the rules past each host's share of the tc_in_hw gauge.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -221,6 +222,90 @@ static void test_layouts_spread_around_the_mean(void **state)
 	assert_true(fabs(sum / 8 - mean) < 0.05 * mean);
 }
 
+/* The software shares of R under T with host h keeping its first KEEP[h] rules, counted
+ * from the full records one flow at a time: SHARE and FLOWS per path. */
+static void software_by_hand(const struct gen_rules *r, const struct gen_traffic *t,
+			     const size_t *keep, double *share, double *flows)
+{
+	for (int k = 0; k < GEN_SW_PATHS; k++)
+		share[k] = flows[k] = 0;
+	for (uint32_t f = 1; f <= r->flows; f++) {
+		bool sw[GEN_SW_PATHS] = { false, false };
+
+		for (int h = 0; h < GEN_HOSTS; h++)
+			for (size_t i = keep[h]; i < topo_ruleset_n_rules(r->host[h]); i++) {
+				const struct topo_rule *ru = topo_ruleset_rule(r->host[h], i);
+				int d = rule_dir(ru);
+
+				if (ru->flow != f || d < 0)
+					continue;
+				/* client encap and server decap carry client->server packets */
+				sw[(h == GEN_CLIENT) == (d == GEN_ENCAP) ? GEN_SW_FWD : GEN_SW_REV] = true;
+			}
+		for (int k = 0; k < GEN_SW_PATHS; k++)
+			if (sw[k]) {
+				share[k] += gen_flow_weight(t, f - 1, r->flows);
+				flows[k] += 1.0 / r->flows;
+			}
+	}
+}
+
+static void test_software_share_matches_a_count_by_hand(void **state)
+{
+	struct gen_levels l;
+	struct gen_traffic t;
+	struct gen_layout_sw sw;
+	struct gen_rules *r;
+	size_t n[GEN_HOSTS], keep[GEN_HOSTS];
+	double share[GEN_SW_PATHS], flows[GEN_SW_PATHS];
+
+	(void)state;
+	levels(&l, 300, 16, true);
+	gen_traffic_from_levels(&l, &t);
+	r = build(&l);
+	for (int h = 0; h < GEN_HOSTS; h++)
+		n[h] = topo_ruleset_n_rules(r->host[h]);
+	/* every rule in hardware (or the gauge unknown): nothing in software */
+	assert_int_equal(gen_layout_sw(r, &t, (double)(n[0] + n[1]), &sw), 0);
+	assert_false(sw.spilled);
+	assert_int_equal(gen_layout_sw(r, &t, NAN, &sw), 0);
+	assert_false(sw.spilled);
+	/* 100 rules short on both hosts together: one capacity, 50 rules short on each */
+	assert_int_equal(gen_layout_sw(r, &t, (double)(n[0] + n[1] - 100), &sw), 0);
+	assert_true(sw.spilled);
+	keep[0] = n[0] - 50;
+	keep[1] = n[1] - 50;
+	software_by_hand(r, &t, keep, share, flows);
+	for (int k = 0; k < GEN_SW_PATHS; k++) {
+		assert_true(flows[k] > 0.05 && share[k] > 0);
+		assert_true(fabs(sw.share[k] - share[k]) < 1e-12);
+		assert_true(fabs(sw.flows[k] - flows[k]) < 1e-12);
+	}
+	gen_rules_free(r);
+}
+
+static void test_software_share_under_uniform_traffic_is_the_flows_share(void **state)
+{
+	struct gen_levels l;
+	struct gen_traffic t;
+	struct gen_layout_sw sw;
+	struct gen_rules *r;
+
+	(void)state;
+	levels(&l, 400, 8, false);
+	gen_traffic_from_levels(&l, &t);
+	r = build(&l);
+	assert_int_equal(gen_layout_sw(r, &t, (double)(topo_ruleset_n_rules(r->host[0]) +
+							topo_ruleset_n_rules(r->host[1])) * 0.8,
+				       &sw), 0);
+	assert_true(sw.spilled);
+	for (int k = 0; k < GEN_SW_PATHS; k++) {
+		assert_true(sw.flows[k] > 0.1);
+		assert_true(fabs(sw.share[k] - sw.flows[k]) < 1e-9);
+	}
+	gen_rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +314,8 @@ int main(void)
 		cmocka_unit_test(test_uniform_traffic_walks_the_mean),
 		cmocka_unit_test(test_one_mask_per_side_walks_one_each),
 		cmocka_unit_test(test_layouts_spread_around_the_mean),
+		cmocka_unit_test(test_software_share_matches_a_count_by_hand),
+		cmocka_unit_test(test_software_share_under_uniform_traffic_is_the_flows_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

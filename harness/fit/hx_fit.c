@@ -36,6 +36,7 @@ struct rec {
 	size_t group, idx;
 	char *sig;
 	double x, y, v, layout; /* layout: the point's rule layout (0 when absent) */
+	double in_hw;           /* its tc_in_hw gauge (rules in hardware), NAN when absent */
 	int64_t campaign;
 	uint64_t seed;          /* its campaign's */
 	struct gen_levels lv;   /* what its rules and traffic were made of (rule_levels) */
@@ -230,8 +231,22 @@ static void rule_levels(struct json_object *levels, struct gen_levels *l)
 	l->layout = (uint32_t)level_of(levels, "layout");
 }
 
+/* The tc_in_hw gauge of a trial's counters (JSON text), NAN when absent. */
+static double in_hw_of(const char *counters_json)
+{
+	struct json_object *c = counters_json[0] ? json_tokener_parse(counters_json) : NULL;
+	struct json_object *v = NULL;
+	double out = NAN;
+
+	if (c && json_object_object_get_ex(c, "tc_in_hw", &v) &&
+	    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		out = json_object_get_double(v);
+	json_object_put(c);
+	return out;
+}
+
 static int add_rec(struct collect *k, size_t group, struct json_object *lv,
-		   const struct camp *cp, double v)
+		   const struct camp *cp, double v, const char *counters_json)
 {
 	struct rec *r;
 	char *sig = signature(k, lv, cp->firmware);
@@ -252,6 +267,7 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 			r->y += level_of(lv, k->keys[1][j]);
 	}
 	r->v = v;
+	r->in_hw = in_hw_of(counters_json);
 	r->layout = level_of(lv, "layout");
 	r->campaign = cp->id;
 	r->seed = cp->seed;
@@ -316,7 +332,7 @@ static int on_trial(const struct res_trial *t, const char *levels_json, void *vc
 		goto out;
 	}
 	g->n_ok++;
-	rc = add_rec(k, (size_t)(g - k->grps), lv, cp, v);
+	rc = add_rec(k, (size_t)(g - k->grps), lv, cp, v, t->sample.counters_json);
 out:
 	json_object_put(lv);
 	if (rc)
@@ -392,16 +408,24 @@ static double covariate_value(const struct collect *k, const struct rec *const *
 		return NAN;
 	for (size_t i = 0; i < n; i++) {
 		struct gen_layout_cov c;
+		struct gen_layout_sw sw;
 
-		if (hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, &c) < 0)
+		if (hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, first[i]->in_hw, &c,
+				     &sw) < 0)
 			return NAN;
-		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_even, { 0 } };
+		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_even, { 0 }, { 0 } };
 		for (int h = 0; h < GEN_HOSTS; h++)
 			for (int d = 0; d < GEN_DIRS; d++)
 				o[i].side[h * GEN_DIRS + d] = c.side[h][d] - c.side_even[h][d];
+		for (int p = 0; p < GEN_SW_PATHS; p++) {
+			o[i].sw[p] = sw.share[p] - sw.flows[p];
+			o[i].sw[GEN_SW_PATHS] += o[i].sw[p];
+		}
 		pw->dev[0] += o[i].walk / (double)n;
 		for (int s = 0; s < HX_LAYOUT_SIDES; s++)
 			pw->dev[1 + s] += o[i].side[s] / (double)n;
+		for (int s = 0; s < HX_LAYOUT_SW; s++)
+			pw->dev[HX_LAYOUT_COV_SW + s] += o[i].sw[s] / (double)n;
 	}
 	pw->known = true;
 	return hx_layout_value(o, n, se, &pw->fit);

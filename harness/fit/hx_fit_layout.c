@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hx_fit_layout: a point's value over its rule layouts, with what each layout did to the
- * traffic (its walk covariate, generators/gen_layout_cov.h) as a control variate.
+ * traffic (its walk and software covariates, generators/gen_layout_cov.h) as control
+ * variates.
  *
  * Under skewed traffic a layout moves the response mostly through where the popular flows
  * land in the mask walk. The harness knows that for every layout it built, and the walk
@@ -35,9 +36,19 @@
  *     walk, which an uneven deal puts away from the even walk, and a slope that does not
  *     pay for itself in spread (AICc's choice before) still moves the value there
  *     (BlueField-3's send latency: AICc kept the mean at 22 of its 100 points).
- * When the walk does not vary (uniform traffic, one mask per side) or there are fewer than
- * 4 layouts, the caller keeps its robust mean, and hx_layout_pool moves it to the even walk
- * by the slope the model's other points found.
+ * Past a table's capacity the layouts move the response through a second thing: which
+ * flows' rules were programmed late enough to stay in software (gen_layout_sw, from the
+ * trial's tc_in_hw gauge). The traffic share in software less the share of flows in
+ * software (their mean over layouts agree) is a covariate per path and summed, a candidate
+ * beside the walks in steps 2 and 3, with two differences: its robust line in step 2 is
+ * Theil and Sen's, since the share moves a point by far more than the noise and two slow
+ * trials of eight on one side pulled the bisquare fit's least-squares start off (ConnectX-6
+ * write latency at 7512 flows), and in step 3 it must narrow the value (its intercept's
+ * standard error below the plain mean's): near all rules in software the share moves by
+ * 1e-4 and a line through noise lands its intercept away from every value.
+ * When no covariate varies (uniform traffic, one mask per side, no rule in software) or
+ * there are fewer than 4 layouts, the caller keeps its robust mean, and hx_layout_pool
+ * moves it by the slope the model's other points found.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +56,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "harness/fit/hx_fit_layout.h"
 
@@ -101,9 +113,12 @@ static size_t count(const bool *keep, size_t n)
 	return m;
 }
 
-/* Covariate C of observation O: the walk (C = 0) or side C - 1's walk. */
+/* Covariate C of observation O: the walk (C = 0), side C - 1's walk, or software share
+ * C - HX_LAYOUT_COV_SW's. */
 static double cov_of(const struct hx_layout_obs *o, int c)
 {
+	if (c >= HX_LAYOUT_COV_SW)
+		return o->sw[c - HX_LAYOUT_COV_SW];
 	return c == 0 ? o->walk : o->side[c - 1];
 }
 
@@ -118,6 +133,14 @@ static bool varies(const struct hx_layout_obs *o, size_t n, const bool *keep, in
 			hi = fmax(hi, cov_of(&o[i], c));
 		}
 	return hi - lo > 1e-9 * (1.0 + fabs(hi));
+}
+
+static bool any_varies(const struct hx_layout_obs *o, size_t n, const bool *keep)
+{
+	for (int c = 0; c < HX_LAYOUT_COVS; c++)
+		if (varies(o, n, keep, c))
+			return true;
+	return false;
 }
 
 /* The kept observations as a design (an intercept, then covariate C unless C < 0) and
@@ -137,7 +160,7 @@ static void design(const struct hx_layout_obs *o, size_t n, const bool *keep, in
 
 /* Step 2 on covariate CV: clear KEEP[i] of the kept layouts its robust fit calls outliers;
  * the fit's robust sigma (INFINITY when it could not be fitted). */
-static double screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep, int cv)
+static double screen_bisquare(const struct hx_layout_obs *o, size_t n, bool *keep, int cv)
 {
 	size_t m = count(keep, n), out = 0;
 	gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare,
@@ -175,6 +198,57 @@ static double screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep, in
 	return sigma;
 }
 
+/* Step 2 on covariate CV: clear KEEP[i] of the kept layouts its robust line calls outliers;
+ * the line's robust sigma (INFINITY when it could not be fitted). The line is Theil and
+ * Sen's (the median of the pairwise slopes, the median intercept under it), which a
+ * quarter of gross outliers does not move; an M-estimator started from least squares
+ * (bisquare) can settle where two outliers on one side pulled its start (ConnectX-6 write
+ * latency at 7512 flows: two 1.5x trials of eight kept a robust sigma of 8 us, the line
+ * through the other six fits them within 0.3 us). The robust sigma is 1.4826 MADs of the
+ * residuals. */
+static double screen_theil_sen(const struct hx_layout_obs *o, size_t n, bool *keep, int cv)
+{
+	double slope[HX_LAYOUT_MAX * (HX_LAYOUT_MAX - 1) / 2], res[HX_LAYOUT_MAX];
+	double b, a, sigma, c[HX_LAYOUT_MAX], v[HX_LAYOUT_MAX];
+	size_t m = 0, np = 0, out = 0, idx[HX_LAYOUT_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		if (keep[i]) {
+			c[m] = cov_of(&o[i], cv);
+			v[m] = o[i].v;
+			idx[m++] = i;
+		}
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = i + 1; j < m; j++)
+			if (c[j] != c[i])
+				slope[np++] = (v[j] - v[i]) / (c[j] - c[i]);
+	if (np == 0 || m <= MIN_FIT)
+		return INFINITY;
+	b = gsl_stats_median(slope, 1, np);
+	for (size_t i = 0; i < m; i++)
+		res[i] = v[i] - b * c[i];
+	a = gsl_stats_median(res, 1, m);
+	for (size_t i = 0; i < m; i++)
+		res[i] = fabs(v[i] - a - b * c[i]);
+	memcpy(slope, res, m * sizeof(*res));
+	sigma = 1.4826 * gsl_stats_median(slope, 1, m);
+	for (size_t i = 0; i < m; i++)
+		if (m - out > MIN_FIT && res[i] > OUTLIER_SIGMAS * sigma &&
+		    res[i] > OUTLIER_SHARE * fabs(a + b * c[i])) {
+			keep[idx[i]] = false;
+			out++;
+		}
+	return sigma;
+}
+
+/* Step 2 on covariate CV: a walk's robust line is the bisquare one, a software share's
+ * Theil and Sen's (see both above). */
+static double screen_fit(const struct hx_layout_obs *o, size_t n, bool *keep, int cv)
+{
+	return cv >= HX_LAYOUT_COV_SW ? screen_theil_sen(o, n, keep, cv)
+				      : screen_bisquare(o, n, keep, cv);
+}
+
 /* Step 2: screen on the walk's sum and on each side's that varies, and keep what the
  * tightest of those robust fits (the smallest robust sigma) kept: a side that sets the
  * response shows a bad trial that the sum, diluted by the other sides, hides. */
@@ -184,8 +258,8 @@ static void screen(const struct hx_layout_obs *o, size_t n, bool *keep)
 	double sigma;
 
 	memcpy(best, keep, n * sizeof(*keep));
-	sigma = screen_fit(o, n, best, 0);
-	for (int c = 1; c <= HX_LAYOUT_SIDES; c++) {
+	sigma = varies(o, n, keep, 0) ? screen_fit(o, n, best, 0) : INFINITY;
+	for (int c = 1; c < HX_LAYOUT_COVS; c++) {
 		double s;
 
 		if (!varies(o, n, keep, c))
@@ -242,18 +316,23 @@ static bool ols(const struct hx_layout_obs *o, size_t n, const bool *keep, int c
 	return ok;
 }
 
-/* Of the walk's sum and each side's that varies: the fit with the lowest AICc into *BEST
- * (a side must beat the sum by SIDE_MARGIN); false when none could be fitted. */
+/* Of the walk's sum and each side's that varies, and each software share that varies and
+ * narrows the value (its intercept's standard error below the plain mean's, MEAN: a share
+ * that barely moves is extrapolated from, not averaged over): the fit with the lowest AICc
+ * into *BEST (one other than the sum must beat it by SIDE_MARGIN); false when none could be
+ * fitted. */
 static bool best_walk(const struct hx_layout_obs *o, size_t n, const bool *keep,
-		      struct candidate *best)
+		      const struct candidate *mean, struct candidate *best)
 {
-	bool any = ols(o, n, keep, 0, best);
+	bool any = varies(o, n, keep, 0) && ols(o, n, keep, 0, best);
 	double margin = any ? SIDE_MARGIN : 0;
 
-	for (int c = 1; c <= HX_LAYOUT_SIDES; c++) {
+	for (int c = 1; c < HX_LAYOUT_COVS; c++) {
 		struct candidate t;
 
 		if (!varies(o, n, keep, c) || !ols(o, n, keep, c, &t))
+			continue;
+		if (c >= HX_LAYOUT_COV_SW && !(t.se < mean->se))
 			continue;
 		if (!any || t.aicc < best->aicc - margin) {
 			*best = t;
@@ -280,13 +359,13 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se,
 	for (size_t i = 0; i < n; i++)
 		raw[i] = o[i].v;
 	hx_layout_screen(raw, n, keep);
-	if (count(keep, n) < MIN_FIT || !varies(o, n, keep, 0))
+	if (count(keep, n) < MIN_FIT || !any_varies(o, n, keep))
 		return NAN;
 	old = gsl_set_error_handler_off();
 	screen(o, n, keep);
-	use_walk = best_walk(o, n, keep, &walk);
-	if (!use_walk && !ols(o, n, keep, -1, &mean))
-		mean.a = NAN;
+	if (!ols(o, n, keep, -1, &mean))
+		mean.a = mean.se = NAN;
+	use_walk = best_walk(o, n, keep, &mean, &walk);
 	gsl_set_error_handler(old);
 	if (fit && use_walk)
 		*fit = (struct hx_layout_fit){ true, walk.cv, walk.b };
@@ -296,7 +375,7 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se,
 
 void hx_layout_pool(double *y, const struct hx_layout_point *pw, size_t n)
 {
-	unsigned count[1 + HX_LAYOUT_SIDES] = { 0 };
+	unsigned count[HX_LAYOUT_COVS] = { 0 };
 	double *b = malloc((n ? n : 1) * sizeof(*b)), slope;
 	size_t nb = 0;
 	int c = 0;
@@ -304,7 +383,7 @@ void hx_layout_pool(double *y, const struct hx_layout_point *pw, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (pw[i].fit.walked)
 			count[pw[i].fit.cov]++;
-	for (int j = 1; j <= HX_LAYOUT_SIDES; j++)
+	for (int j = 1; j < HX_LAYOUT_COVS; j++)
 		c = count[j] > count[c] ? j : c;
 	if (!b || count[c] < HX_LAYOUT_POOL_MIN) {
 		free(b);

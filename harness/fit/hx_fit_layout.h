@@ -19,17 +19,27 @@
 
 #define HX_LAYOUT_SIDES (GEN_HOSTS * GEN_DIRS)
 
+/* The software covariates: each path's (GEN_SW_FWD, GEN_SW_REV), then their sum. */
+#define HX_LAYOUT_SW (GEN_SW_PATHS + 1)
+/* Every covariate: the walk, each side's walk, the software shares. */
+#define HX_LAYOUT_COVS (1 + HX_LAYOUT_SIDES + HX_LAYOUT_SW)
+#define HX_LAYOUT_COV_SW (1 + HX_LAYOUT_SIDES) /* the first software covariate */
+
 /* One layout of a point: its value, its walk's deviation from the walk's mean, and each
- * side's (host * GEN_DIRS + direction; 0 for a side without rules). */
+ * side's (host * GEN_DIRS + direction; 0 for a side without rules); the traffic share with a
+ * rule in software on its path less the share of flows with one, per path and summed
+ * (gen_layout_sw; 0 when no rule is in software). */
 struct hx_layout_obs {
 	double v, walk;
 	double side[HX_LAYOUT_SIDES];
+	double sw[HX_LAYOUT_SW];
 };
 
 /* Which walk a point's value used, and its slope (value per group walked). */
 struct hx_layout_fit {
 	bool walked; /* a walk (false: the plain mean) */
-	int cov;     /* 0: the sum over sides, 1 + s: side s's (HX_LAYOUT_SIDES) */
+	int cov;     /* 0: the sum over sides, 1 + s: side s's (HX_LAYOUT_SIDES), then the
+		      * software shares' (HX_LAYOUT_COV_SW + k) */
 	double slope;
 };
 
@@ -45,7 +55,7 @@ double hx_layout_value(const struct hx_layout_obs *o, size_t n, double *se,
 struct hx_layout_point {
 	bool known;
 	struct hx_layout_fit fit;
-	double dev[1 + HX_LAYOUT_SIDES];
+	double dev[HX_LAYOUT_COVS];
 };
 
 /* Values Y[i] of a model's N points whose own layouts could not tell the walk's slope
@@ -69,9 +79,11 @@ struct hx_layout_memo;
 /* The process's memo (made on first use, lives until exit; NULL on no memory). */
 struct hx_layout_memo *hx_layout_memo_shared(void);
 
-/* The covariates of point L (its layout included) built with SEED, into OUT. 0, or a
- * negative errno when its rules cannot be built (the point is then fitted without them). */
+/* The covariates of point L (its layout included) built with SEED, into OUT, and into SW
+ * its software shares when its trial's hosts kept IN_HW rules in hardware (NAN: not known,
+ * none in software). 0, or a negative errno when its rules cannot be built (the point is
+ * then fitted without them). */
 int hx_layout_cov_of(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
-		     struct gen_layout_cov *out);
+		     double in_hw, struct gen_layout_cov *out, struct gen_layout_sw *sw);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hx_fit_layout_cov: the walk and late covariates of a stored point's rule layout
+ * hx_fit_layout_cov: the walk and software covariates of a stored point's rule layout
  * (generators/gen_layout_cov.h), recomputed from its levels and its campaign's seed: the
  * rule sets a campaign built are a pure function of those (gen.h), and the traffic's flow
  * weights of its levels. Built through a rule-set cache of the fit's own (a point's layouts
@@ -9,6 +9,7 @@
  * (hx_layout_memo_shared, under a lock; at most MEMO_MAX entries, then computed unkept).
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,13 @@ struct cov_key {
 	uint32_t flows, subnets, encap_contexts, layout;
 	uint32_t masks[GEN_HOSTS][GEN_DIRS];
 	uint32_t popularity, pad;
+	double in_hw; /* the trial's tc_in_hw gauge, -1 when not known */
 };
 
 struct memo_entry {
 	struct cov_key key;
 	struct gen_layout_cov cov;
+	struct gen_layout_sw sw;
 	int rc;
 };
 
@@ -70,7 +73,7 @@ struct hx_layout_memo *hx_layout_memo_shared(void)
 	return shared;
 }
 
-static void key_of(const struct gen_levels *l, uint64_t seed, struct cov_key *k)
+static void key_of(const struct gen_levels *l, uint64_t seed, double in_hw, struct cov_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->seed = seed;
@@ -81,10 +84,11 @@ static void key_of(const struct gen_levels *l, uint64_t seed, struct cov_key *k)
 	k->layout = l->layout;
 	memcpy(k->masks, l->masks, sizeof(k->masks));
 	k->popularity = (uint32_t)l->popularity;
+	k->in_hw = isfinite(in_hw) ? in_hw : -1;
 }
 
 static int compute(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
-		   struct gen_layout_cov *out)
+		   double in_hw, struct gen_layout_cov *out, struct gen_layout_sw *sw)
 {
 	struct gen_rules *r = NULL;
 	struct gen_traffic t;
@@ -96,6 +100,8 @@ static int compute(struct hx_layout_memo *m, const struct gen_levels *l, uint64_
 		return rc < 0 ? rc : -EINVAL;
 	gen_traffic_from_levels(l, &t);
 	rc = gen_layout_cov(r, &t, out);
+	if (rc == 0)
+		rc = gen_layout_sw(r, &t, in_hw, sw);
 	gen_rules_free(r);
 	return rc;
 }
@@ -111,7 +117,7 @@ static const struct memo_entry *find(const struct hx_layout_memo *m, const struc
 
 /* Under M's lock: keep (K, C, RC) unless full or out of memory. */
 static void keep(struct hx_layout_memo *m, const struct cov_key *k,
-		 const struct gen_layout_cov *c, int rc)
+		 const struct gen_layout_cov *c, const struct gen_layout_sw *sw, int rc)
 {
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? 2 * m->cap : 64;
@@ -122,25 +128,28 @@ static void keep(struct hx_layout_memo *m, const struct cov_key *k,
 		m->e = ne;
 		m->cap = nc;
 	}
-	m->e[m->n++] = (struct memo_entry){ .key = *k, .cov = *c, .rc = rc };
+	m->e[m->n++] = (struct memo_entry){ .key = *k, .cov = *c, .sw = *sw, .rc = rc };
 }
 
 int hx_layout_cov_of(struct hx_layout_memo *m, const struct gen_levels *l, uint64_t seed,
-		     struct gen_layout_cov *out)
+		     double in_hw, struct gen_layout_cov *out, struct gen_layout_sw *sw)
 {
 	const struct memo_entry *e;
 	struct cov_key k;
 	int rc;
 
-	key_of(l, seed, &k);
+	key_of(l, seed, in_hw, &k);
 	pthread_mutex_lock(&m->mu);
 	e = find(m, &k);
 	if (e) {
 		*out = e->cov;
+		*sw = e->sw;
 		rc = e->rc;
 	} else {
-		rc = compute(m, l, seed, out);
-		keep(m, &k, out, rc);
+		*out = (struct gen_layout_cov){ 0 };
+		*sw = (struct gen_layout_sw){ 0 };
+		rc = compute(m, l, seed, in_hw, out, sw);
+		keep(m, &k, out, sw, rc);
 	}
 	pthread_mutex_unlock(&m->mu);
 	return rc;
