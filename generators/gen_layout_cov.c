@@ -206,7 +206,6 @@ int gen_layout_sw(const struct gen_rules *r, const struct gen_traffic *t, double
 			if (sw[f] & (1u << k)) {
 				out->share[k] += w[f];
 				out->flows[k] += 1.0 / r->flows;
-				out->spilled = true;
 			}
 	free(w);
 	free(sw);

@@ -54,9 +54,8 @@ int gen_layout_cov(const struct gen_rules *r, const struct gen_traffic *t,
  * keeps its first min(rules, C) rules, with C such that they add up to IN_HW. */
 enum { GEN_SW_FWD = 0, GEN_SW_REV = 1, GEN_SW_PATHS = 2 };
 struct gen_layout_sw {
-	bool spilled;                /* some rule in software */
 	double share[GEN_SW_PATHS];  /* traffic share with a rule in software on its path */
-	double flows[GEN_SW_PATHS];  /* share of flows with one */
+	double flows[GEN_SW_PATHS];  /* share of flows with one (0: no rule in software) */
 };
 int gen_layout_sw(const struct gen_rules *r, const struct gen_traffic *t, double in_hw,
 		  struct gen_layout_sw *out);
