@@ -220,7 +220,7 @@ static void test_chain_qualification_models(void **state)
 	 * are within 2% held-out (10 of 36 before the even walk, 13 with it, 16 with the
 	 * trial-noise floor on each point's layouts). */
 	assert_true(t.exportable * 10 >= t.models * 9);
-	assert_true(t.exported_within2 * 12 >= t.models * 5);
+	assert_true(t.exported_within2 * 2 >= t.models); /* 16 of 36 before the spare budget */
 	e2e_rmdir(dir);
 }
 

@@ -3,7 +3,8 @@
  * test-model-layouts: when the model phase has measured a point over enough rule layouts
  * (harness/campaign/hx_model.c): the standard error of the layouts' mean against
  * MODEL_LAYOUT_SE, with their spread never taken below the testbed's trial noise, and that
- * noise pooled from the campaign's baselines (hx_model_noise_floor).
+ * noise pooled from the campaign's baselines (hx_model_noise_floor); the relative standard
+ * error the spare budget ranks points by (hx_model_layouts_se).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -54,6 +55,28 @@ static void test_failed_layouts(void **state)
 	assert_false(hx_model_layouts_enough(one_left, 4, 0));
 }
 
+/* The standard error the tightening ranks points by: the spread's (or the floor's) over
+ * sqrt(n), relative; enough exactly when it is at most 0.5%. */
+static void test_layouts_se(void **state)
+{
+	const double v[] = { 98, 102, 98, 102 };
+	const double one[] = { 100, NAN };
+	double sd = sqrt(16.0 / 3);
+
+	(void)state;
+	assert_float_equal(hx_model_layouts_se(v, 4, 0), sd / 2 / 100, 1e-12);
+	assert_float_equal(hx_model_layouts_se(v, 4, 0.03), 0.03 / 2, 1e-12);
+	assert_true(isnan(hx_model_layouts_se(one, 2, 0.01)));
+	for (unsigned k = 1; k <= 40; k++) {
+		double w[16], floor_cv = 0.001 * k;
+
+		for (unsigned i = 0; i < 16; i++)
+			w[i] = 100.0 + 0.5 * (double)(i % 3);
+		assert_true(hx_model_layouts_enough(w, 16, floor_cv) ==
+			    (hx_model_layouts_se(w, 16, floor_cv) <= 0.005));
+	}
+}
+
 static void set_baseline(struct hx_baseline *b, enum gen_metric m, const double *x, unsigned n)
 {
 	b->metric = m;
@@ -91,6 +114,7 @@ int main(void)
 		cmocka_unit_test(test_agreeing_layouts_on_a_noisy_testbed),
 		cmocka_unit_test(test_floor_only_raises_the_spread),
 		cmocka_unit_test(test_failed_layouts),
+		cmocka_unit_test(test_layouts_se),
 		cmocka_unit_test(test_noise_floor_pools_the_baselines),
 	};
 

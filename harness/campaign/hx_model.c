@@ -25,6 +25,9 @@
  * Refinement (plan key model.refine, off by default): after every design's grid, levels
  * are added where neighbouring levels' values differ the most (hx_model_refine.c), so a
  * response that keeps falling between two far-apart levels gets points where it falls.
+ * The spare budget (plan key model.max_layouts, off by default): last, the points whose
+ * value is not yet known to MODEL_LAYOUT_SE get more layouts, worst first, while the
+ * budget allows (hx_model_tighten.c).
  *
  * Order: (verb, metric) pairs whose designs are the same (the same inputs at the same
  * levels: their causes name the same walls) are measured point by point together, so a
@@ -148,6 +151,11 @@ static unsigned layout_repeats(const struct hx_plan *p)
 	return p->model_layouts > 1 ? 1 : p->repeats;
 }
 
+unsigned hx_model_layout_trials(const struct hx_plan *p)
+{
+	return layout_repeats(p);
+}
+
 /* The layouts a point starts with: MODEL_MIN_LAYOUTS, at most the plan's. */
 static unsigned first_layouts(const struct hx_plan *p)
 {
@@ -202,6 +210,16 @@ static double layouts_mean(const double *v, unsigned n)
 	return layouts_summary(v, n, &s) ? s.mean : NAN;
 }
 
+double hx_model_layouts_se(const double *v, unsigned n, double floor_cv)
+{
+	struct hx_summary s;
+	unsigned k = layouts_summary(v, n, &s);
+
+	if (k < 2 || !(fabs(s.mean) > 0))
+		return NAN;
+	return fmax(s.sd, floor_cv * fabs(s.mean)) / sqrt((double)s.n) / fabs(s.mean);
+}
+
 bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv)
 {
 	struct hx_summary s;
@@ -209,36 +227,36 @@ bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv)
 
 	if (k < 2)
 		return k == 0; /* all failed: more layouts will not give a number */
-	return fmax(s.sd, floor_cv * fabs(s.mean)) / sqrt((double)s.n) <=
-	       MODEL_LAYOUT_SE * fabs(s.mean);
+	return hx_model_layouts_se(v, n, floor_cv) <= MODEL_LAYOUT_SE;
 }
 
-/* Point L over its layouts (see the top of this file), its value (robust mean over them)
- * in *VALUE. -EDOM: it cannot be built. */
+/* Point L over its layouts (see the top of this file) into PT: from the PT->n it has,
+ * doubling until known well enough or CAP; its value the robust mean over them. -EDOM: it
+ * cannot be built. */
 static int measure_layouts(struct hx_runner *r, const struct hx_plan *p, struct gen_levels *l,
-			   double floor_cv, double *value, struct scn_error *err)
+			   double floor_cv, unsigned cap, struct model_point *pt,
+			   struct scn_error *err)
 {
-	double v[HX_MAX_LAYOUTS];
-	unsigned n = 0, want = first_layouts(p);
+	unsigned want = pt->n ? pt->n : first_layouts(p);
 
-	while (n < want) {
-		for (; n < want; n++) {
+	for (;;) {
+		for (; pt->n < want; pt->n++) {
 			struct hx_point_result res;
 			int rc;
 
 			memset(&res, 0, sizeof(res));
-			l->layout = n;
+			l->layout = pt->n;
 			rc = hx_point_extend(r, l, "model", 0, layout_repeats(p), &res, err);
 			if (rc < 0)
 				return rc;
-			v[n] = layout_value(&res);
+			pt->layout[pt->n] = layout_value(&res);
 		}
-		if (!hx_model_layouts_enough(v, n, floor_cv)) {
-			want = 2 * n < p->model_layouts ? 2 * n : p->model_layouts;
-			hx_observe_more(r->observer, (unsigned long)(want - n) * layout_repeats(p));
-		}
+		if (pt->n >= cap || hx_model_layouts_enough(pt->layout, pt->n, floor_cv))
+			break;
+		want = 2 * pt->n < cap ? 2 * pt->n : cap;
+		hx_observe_more(r->observer, (unsigned long)(want - pt->n) * layout_repeats(p));
 	}
-	*value = layouts_mean(v, n);
+	pt->value = layouts_mean(pt->layout, pt->n);
 	return 0;
 }
 
@@ -282,21 +300,24 @@ double hx_model_noise_floor(const struct hx_outcome *o, enum gen_metric metric)
 
 int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
 			   const struct hx_outcome *o, unsigned b_index, const struct design *dz,
-			   unsigned i, unsigned j, double *value, struct scn_error *err)
+			   unsigned i, unsigned j, unsigned cap, struct model_point *pt,
+			   struct scn_error *err)
 {
 	const struct hx_baseline *b = &o->baselines[b_index];
 	struct gen_levels l;
 	int rc;
 
-	*value = NAN;
+	if (cap > HX_MAX_LAYOUTS)
+		cap = HX_MAX_LAYOUTS;
 	hx_levels_base(p, b->verb, b->metric, &l);
 	gen_levels_set(&l, dz->in[0]->dim, dz->axis[0][i], NULL);
 	if (dz->n_in > 1)
 		gen_levels_set(&l, dz->in[1]->dim, dz->axis[1][j], NULL);
 	gen_levels_repair(&l);
-	rc = measure_layouts(r, p, &l, hx_model_noise_floor(o, b->metric), value, err);
-	if (rc == -EDOM) {
+	rc = measure_layouts(r, p, &l, hx_model_noise_floor(o, b->metric), cap, pt, err);
+	if (rc == -EDOM) { /* as if nothing was measured: no value, never tightened */
 		scn_error_clear(err);
+		pt->value = NAN;
 		rc = 0;
 	}
 	return rc;
@@ -352,7 +373,8 @@ static int measure_depth(struct hx_runner *r, const struct hx_plan *p, const str
 			for (unsigned b = b0; b < o->n_baselines && rc == 0; b++)
 				if (dz[b].n_in && hx_model_same_design(&dz[b], &dz[b0]))
 					rc = hx_model_measure_point(r, p, o, b, &dz[b0], i, j,
-								    &mv->v[b][i][j], err);
+								    p->model_layouts,
+								    &mv->pt[b][i][j], err);
 		}
 	return rc;
 }
@@ -399,13 +421,13 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	if (!p->model_levels)
 		return 0;
 	memset(dz, 0, sizeof(dz));
-	mv = malloc(sizeof(*mv));
+	mv = calloc(1, sizeof(*mv));
 	if (!mv)
 		return scn_error_set(err, SCN_ERR_INTERNAL, -ENOMEM, "model phase: out of memory");
 	for (unsigned b = 0; b < HX_MAX_BASELINES; b++)
 		for (unsigned i = 0; i < MODEL_MAX_AXIS; i++)
 			for (unsigned j = 0; j < MODEL_MAX_AXIS; j++)
-				mv->v[b][i][j] = NAN;
+				mv->pt[b][i][j] = (struct model_point){ .value = NAN };
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
 		rc = design_for(r, p, topo_verb_name(o->baselines[b].verb),
 				hx_metric_name(o->baselines[b].metric), &dz[b], err);
@@ -424,6 +446,8 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	}
 	if (rc == 0 && n_lead)
 		rc = hx_model_refine(r, p, o, dz, lead, n_lead, mv, &refine_left, err);
+	if (rc == 0 && n_lead)
+		rc = hx_model_tighten(r, p, o, dz, lead, n_lead, mv, err);
 	free(mv);
 	return rc;
 }

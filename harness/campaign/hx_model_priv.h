@@ -19,21 +19,31 @@ struct design {
 	unsigned n_in, n_axis[2];
 };
 
-/* What the phase measured: per baseline, the value (robust mean over layouts) of its
- * design's point (i, j) (j = 0 for one input); NAN where nothing was measured. */
+/* One design point of one baseline: its layouts' values so far (N of them; NAN for a
+ * layout that measured no number) and its value, their robust mean (NAN: nothing measured). */
+struct model_point {
+	double value;
+	unsigned n;
+	double layout[HX_MAX_LAYOUTS];
+};
+
+/* What the phase measured: per baseline, its design's point (i, j) (j = 0 for one input). */
 struct model_values {
-	double v[HX_MAX_BASELINES][MODEL_MAX_AXIS][MODEL_MAX_AXIS];
+	struct model_point pt[HX_MAX_BASELINES][MODEL_MAX_AXIS][MODEL_MAX_AXIS];
 };
 
 /* Do designs A and B have the same inputs at the same levels? */
 bool hx_model_same_design(const struct design *a, const struct design *b);
 
-/* Point (I, J) of design DZ for baseline B_INDEX of O over its layouts, its value in
- * *VALUE (NAN when nothing measured a number); -EDOM (cleared): it cannot be built, even
- * repaired, and is skipped. Other errors as hx_trial's (-EDQUOT: the budget is spent). */
+/* Point (I, J) of design DZ for baseline B_INDEX of O over its layouts, into *PT: from
+ * the PT->n layouts it has, more (doubling) until its value is known well enough
+ * (hx_model_layouts_enough) or it has CAP; PT->value NAN when nothing measured a number.
+ * -EDOM (cleared): it cannot be built, even repaired, and is skipped. Other errors as
+ * hx_trial's (-EDQUOT: the budget is spent). */
 int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
 			   const struct hx_outcome *o, unsigned b_index, const struct design *dz,
-			   unsigned i, unsigned j, double *value, struct scn_error *err);
+			   unsigned i, unsigned j, unsigned cap, struct model_point *pt,
+			   struct scn_error *err);
 
 /* Is the mean of a point's layouts' values V[0..N) known well enough: the standard error of
  * their robust mean at most MODEL_LAYOUT_SE of it? Their spread counts as at least FLOOR_CV
@@ -44,11 +54,23 @@ int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
  * count; when every one failed, more will not give a number (true). */
 bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv);
 
+/* The standard error of that robust mean over its magnitude, the spread taken at least
+ * FLOOR_CV of the mean (what hx_model_layouts_enough holds to MODEL_LAYOUT_SE); NAN with
+ * fewer than two usable values or a zero mean. */
+double hx_model_layouts_se(const double *v, unsigned n, double floor_cv);
+
+/* Would NEW_TRIALS more trials leave twice their expected cost (the mean testbed-seconds
+ * per trial so far, stored trials read back included) within R's budget? */
+bool hx_model_budget_allows(const struct hx_runner *r, unsigned long new_trials);
+
 /* The testbed's trial noise for METRIC: the coefficient of variation of one trial, pooled
  * (by degrees of freedom) over O's baselines of that metric, their repeats being trials of
  * one point with nothing else changed (robust: a gross outlier left out); 0 when no
  * baseline has two usable repeats. A point's layouts scatter by at least this much. */
 double hx_model_noise_floor(const struct hx_outcome *o, enum gen_metric metric);
+
+/* Trials per layout of a point (the plan's repeats with one layout, else one). */
+unsigned hx_model_layout_trials(const struct hx_plan *p);
 
 /* Trials a new point starts with (its first layouts, times the trials per layout). */
 unsigned hx_model_point_trials(const struct hx_plan *p);
@@ -66,5 +88,12 @@ unsigned long hx_model_refine_planned(const struct hx_plan *p, const struct desi
 int hx_model_refine(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
 		    struct design *dz, const unsigned *lead, unsigned n_lead,
 		    struct model_values *mv, unsigned long *planned_left, struct scn_error *err);
+
+/* With budget left after the grids and refinement (plan key model.max_layouts above
+ * model.layouts): rounds of more layouts for the points whose value is furthest from known
+ * well enough, the cap doubling each round up to model.max_layouts (hx_model_tighten.c). */
+int hx_model_tighten(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+		     const struct design *dz, const unsigned *lead, unsigned n_lead,
+		     struct model_values *mv, struct scn_error *err);
 
 #endif

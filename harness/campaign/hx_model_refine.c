@@ -45,7 +45,7 @@ static unsigned sharing(const struct hx_outcome *o, const struct design *dz, uns
 static double value_at(const struct model_values *mv, unsigned b, unsigned k, unsigned i,
 		       unsigned j)
 {
-	return k == 0 ? mv->v[b][i][j] : mv->v[b][j][i];
+	return k == 0 ? mv->pt[b][i][j].value : mv->pt[b][j][i].value;
 }
 
 static double rel_change(double a, double b)
@@ -87,7 +87,7 @@ static void insert_level(struct design *dz, const unsigned *share, unsigned ns, 
 {
 	for (unsigned s = 0; s < ns; s++) {
 		struct design *d = &dz[share[s]];
-		double (*v)[MODEL_MAX_AXIS] = mv->v[share[s]];
+		struct model_point(*v)[MODEL_MAX_AXIS] = mv->pt[share[s]];
 
 		memmove(&d->axis[k][i + 2], &d->axis[k][i + 1],
 			(d->n_axis[k] - i - 1) * sizeof(double));
@@ -101,18 +101,18 @@ static void insert_level(struct design *dz, const unsigned *share, unsigned ns, 
 			}
 		for (unsigned j = 0; j < MODEL_MAX_AXIS; j++) {
 			if (k == 0)
-				v[i + 1][j] = NAN;
+				v[i + 1][j] = (struct model_point){ .value = NAN };
 			else
-				v[j][i + 1] = NAN;
+				v[j][i + 1] = (struct model_point){ .value = NAN };
 		}
 		d->n_axis[k]++;
 	}
 }
 
-/* Would NEW_TRIALS more trials leave twice their expected cost in R's budget? */
-static bool budget_allows(const struct hx_runner *r, unsigned long new_trials)
+bool hx_model_budget_allows(const struct hx_runner *r, unsigned long new_trials)
 {
-	double per = r->measured ? r->cost_s / (double)r->measured : 0;
+	unsigned long seen = r->measured + r->cached; /* cost_s counts both */
+	double per = seen ? r->cost_s / (double)seen : 0;
 
 	return r->budget_s <= 0 || r->cost_s + 2.0 * per * (double)new_trials <= r->budget_s;
 }
@@ -131,8 +131,8 @@ static int measure_level(struct hx_runner *r, const struct hx_plan *p, const str
 		for (unsigned s = 0; s < ns && rc == 0; s++) {
 			unsigned a = k == 0 ? i : j, b = k == 0 ? j : i;
 
-			rc = hx_model_measure_point(r, p, o, share[s], d, a, b,
-						    &mv->v[share[s]][a][b], err);
+			rc = hx_model_measure_point(r, p, o, share[s], d, a, b, p->model_layouts,
+						    &mv->pt[share[s]][a][b], err);
 		}
 	return rc;
 }
@@ -180,7 +180,7 @@ static int refine_round(struct hx_runner *r, const struct hx_plan *p, const stru
 
 			if (i < 0 || change <= REFINE_CHANGE || d->n_axis[k] >= MODEL_MAX_AXIS)
 				continue;
-			if (!budget_allows(r, trials))
+			if (!hx_model_budget_allows(r, trials))
 				return 0;
 			lo = d->axis[k][i];
 			hi = d->axis[k][i + 1];

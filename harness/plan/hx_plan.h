@@ -112,6 +112,8 @@ struct hx_plan {
 	unsigned model_inputs;    /* causal dimensions per model, 1..2 */
 	unsigned model_layouts;   /* most rule layouts per model point, 1..HX_MAX_LAYOUTS */
 	unsigned model_refine;    /* most rounds of levels added where neighbours differ, 0..8 */
+	unsigned model_max_layouts; /* most layouts a point gets from budget left at the end,
+				     * model_layouts..HX_MAX_LAYOUTS (= model_layouts: none) */
 	char hash[17];            /* gen_hash64 of the canonical merged content, hex */
 };
 

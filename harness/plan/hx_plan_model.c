@@ -9,6 +9,8 @@
  *     layouts: 8       # most rule layouts per point (1..64; hx_model.c says how many)
  *     refine: 0        # most rounds of levels added where neighbours differ (0..8;
  *                      # hx_model_refine.c)
+ *     max_layouts: 8   # most layouts a point gets from budget left after the grids and
+ *                      # refinement (layouts..64, default layouts: none; hx_model_tighten.c)
  * Absent: no model phase (levels = 0).
  */
 #include "harness/plan/hx_plan_priv.h"
@@ -17,7 +19,8 @@
 
 int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
-	static const char *const keys[] = { "levels", "max_inputs", "layouts", "refine", NULL };
+	static const char *const keys[] = { "levels", "max_inputs", "layouts", "refine",
+					      "max_layouts", NULL };
 	struct ycfg_node n;
 	int64_t v;
 	int rc;
@@ -26,6 +29,7 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	p->model_inputs = 2;
 	p->model_layouts = 1;
 	p->model_refine = 0;
+	p->model_max_layouts = 1;
 	if (ycfg_get(root, "model", &n))
 		return 0;
 	if ((rc = ycfg_check_keys(&n, keys, err)) < 0 ||
@@ -41,5 +45,9 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 	if ((rc = ycfg_opt_int(&n, "refine", 0, 8, 0, &v, err)) < 0)
 		return rc;
 	p->model_refine = (unsigned)v;
+	if ((rc = ycfg_opt_int(&n, "max_layouts", p->model_layouts, HX_MAX_LAYOUTS,
+			       p->model_layouts, &v, err)) < 0)
+		return rc;
+	p->model_max_layouts = (unsigned)v;
 	return 0;
 }
