@@ -53,6 +53,15 @@ void e2e_rmdir(const char *dir)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 
+int e2e_ctx_teardown(void **state)
+{
+	char *dir = *state; /* a context's first member: its directory's path */
+
+	e2e_rmdir(dir);
+	free(*state);
+	return 0;
+}
+
 pid_t e2e_scalacn_spawn(const char *const *args, const char *out, const char *err)
 {
 	const char *argv[64];

@@ -21,6 +21,9 @@ const char *e2e_src(const char *rel);
 /* A fresh temporary directory (static buffer; removed by e2e_rmdir). */
 const char *e2e_tmpdir(void);
 void e2e_rmdir(const char *dir);
+/* cmocka teardown of a context (*STATE, calloc'd) whose first member is the path of its
+ * e2e_tmpdir (a char array): the directory is removed and the context freed. */
+int e2e_ctx_teardown(void **state);
 
 /* Run scalacn with ARGS (NULL-terminated, without argv[0]) in the current directory. */
 int e2e_scalacn_run(struct e2e_run *r, const char *const *args);

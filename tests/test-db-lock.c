@@ -52,15 +52,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 /* Start `run` in the background and wait until it holds the lock (its pid in DB.lock). */
 static pid_t start_run(struct ctx *c, const char *db)
 {
@@ -205,11 +196,11 @@ static void test_dblock_failed_campaign_is_not_default(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dblock_second_writer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dblock_second_writer_refused, setup, e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_dblock_busy_database_loses_no_trial, setup,
-						teardown),
+						e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_dblock_failed_campaign_is_not_default, setup,
-						teardown),
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,15 +41,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 /* diff A B --db DB --fail-on GATES --junit FILE; stdout into *OUT (owned). */
 static int diff(const struct ctx *c, const char *a, const char *b, const char *gates, char **out)
 {
@@ -187,5 +178,5 @@ int main(void)
 		cmocka_unit_test(test_report_baseline),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, e2e_ctx_teardown);
 }

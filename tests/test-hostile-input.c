@@ -32,15 +32,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 static const char *put(struct ctx *c, const char *name, const char *text)
 {
 	snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, name);
@@ -140,10 +131,10 @@ static void test_hostile_enumerate_checks_as_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_hostile_alias_bomb, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_special_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_alias_bomb, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_special_files, setup, e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_enumerate_checks_as_run, setup,
-						teardown),
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

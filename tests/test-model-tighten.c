@@ -107,15 +107,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 static void test_tighten(void **state)
 {
 	const struct ctx *c = *state;
@@ -170,8 +161,9 @@ static void test_max_layouts_below_layouts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_tighten, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_layouts_below_layouts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tighten, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_max_layouts_below_layouts, setup,
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,15 +36,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 /* Run `scalacn ARGS` with DIR/ro mounted read-only; stdout and stderr into *OUT, *ERR. */
 static int run_ro(struct ctx *c, const char *args, char **out, char **err)
 {
@@ -154,7 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_readonly_db_read_commands_work, setup,
-						teardown),
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,15 +41,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 static void write_model(const char *path)
 {
 	static const struct opt_model_row rows[] = {
@@ -231,9 +222,9 @@ static void test_signed_model_export_sign(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_signed_model_library, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signed_model_messages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signed_model_export_sign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signed_model_library, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_signed_model_messages, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_signed_model_export_sign, setup, e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

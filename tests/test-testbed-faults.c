@@ -38,15 +38,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-
-	e2e_rmdir(c->dir);
-	free(c);
-	return 0;
-}
-
 /* 64K encap contexts on a CX-6 profile that holds 2048: every trial times out. */
 static void write_dead_plan(struct ctx *c)
 {
@@ -253,13 +244,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_faults_dead_testbed_never_qualifies, setup,
-						teardown),
+						e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_faults_inf_latency_is_unusable_not_an_abort,
-						setup, teardown),
+						setup, e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_faults_perftest_parse_json_has_no_inf, setup,
-						teardown),
+						e2e_ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_faults_stop_names_point_attempts_and_line,
-						setup, teardown),
+						setup, e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
