@@ -7,7 +7,8 @@
  * above the key, their first layouts the same trials; under a budget that runs short in the
  * tightening, a second run on the same store measures nothing new (it decides from the
  * stored trials what the first decided: the expected cost per trial counts the stored
- * ones, which it did not before); a key below model.layouts is refused, exit 2.
+ * ones, which it did not before); a key below model.layouts, or with one layout a point,
+ * is refused, exit 2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,28 +143,46 @@ static void test_tighten(void **state)
 	assert_int_equal(e2e_trial_count(dbb), before); /* nothing new measured */
 }
 
-static void test_max_layouts_below_layouts(void **state)
+/* Run PLAN, expecting exit 2 with WHAT at line 17 of NAME and nothing stored in DB. */
+static void refused(const char *plan, const char *db, const char *name, const char *what)
 {
-	const struct ctx *c = *state;
-	char plan[1024], db[1100];
 	struct e2e_run r;
 	const char *args[] = { "run", plan, "--db", db, "--quiet", NULL };
+	char where[64];
 
-	write_plan(c, "bad", 2, 0, plan, sizeof(plan));
-	snprintf(db, sizeof(db), "%s/bad.db", c->dir);
+	snprintf(where, sizeof(where), "%s.yaml:17:", name);
 	assert_int_equal(e2e_scalacn_run(&r, args), 2);
-	assert_non_null(strstr(r.err, "bad.yaml:17:"));
-	assert_non_null(strstr(r.err, "model.max_layouts: 2 is out of range [4, 64]"));
+	assert_non_null(strstr(r.err, where));
+	assert_non_null(strstr(r.err, what));
 	e2e_run_free(&r);
 	assert_int_equal(access(db, F_OK), -1); /* nothing stored */
+}
+
+static void test_max_layouts_refused(void **state)
+{
+	const struct ctx *c = *state;
+	char plan[1024], db[1100], *text, *at;
+
+	snprintf(db, sizeof(db), "%s/bad.db", c->dir);
+	write_plan(c, "bad", 2, 0, plan, sizeof(plan));
+	refused(plan, db, "bad", "model.max_layouts: 2 is out of range [4, 64]");
+	/* one layout a point: no spread over layouts to say which points are short */
+	write_plan(c, "one", 8, 0, plan, sizeof(plan));
+	text = e2e_read_file(plan);
+	assert_non_null(text);
+	at = strstr(text, "layouts: 4");
+	assert_non_null(at);
+	at[strlen("layouts: ")] = '1';
+	assert_int_equal(e2e_write_file(plan, text), 0);
+	free(text);
+	refused(plan, db, "one", "model.max_layouts: needs model.layouts of 2 or more");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tighten, setup, e2e_ctx_teardown),
-		cmocka_unit_test_setup_teardown(test_max_layouts_below_layouts, setup,
-						e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_max_layouts_refused, setup, e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

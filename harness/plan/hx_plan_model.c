@@ -49,5 +49,12 @@ int hx_plan__model(const struct ycfg_node *root, struct hx_plan *p, struct scn_e
 			       p->model_layouts, &v, err)) < 0)
 		return rc;
 	p->model_max_layouts = (unsigned)v;
+	if (p->model_max_layouts > p->model_layouts && p->model_layouts < 2) {
+		struct ycfg_node k;
+
+		ycfg_get(&n, "max_layouts", &k);
+		return ycfg_error(&k, err, "needs model.layouts of 2 or more (a point's "
+					   "spread over layouts says which are short)");
+	}
 	return 0;
 }
