@@ -7,7 +7,8 @@
  * are, value for value, what one testbed measures; a slot whose testbed fails is taken out
  * (the observer is told once) and its trials run on the others; when every slot fails the
  * trial fails as a device error; a perftest file with `pool: true` makes each pair a slot
- * with its share of the ports.
+ * with its share of the ports; a fresh pool's first builds, on every slot at once, make one
+ * rule-set cache.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -203,6 +204,46 @@ static void test_pool_repeats_measure_as_one_testbed(void **state)
 	tb_pool_close(p);
 }
 
+/* A fresh pooled runner's first trials start on every slot at once, and each slot's thread
+ * builds its rules: the rule-set cache is made once, under the pool's build lock. (Each
+ * thread that saw none used to make its own, and all but one leaked with the rule sets
+ * built through them: the sanitizer job's leak check caught it in one campaign in a
+ * hundred; here 200 fresh runners each start 8 repeats on 4 slots.) */
+static void test_pool_first_builds_make_one_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct tb_pool *p = NULL;
+	struct tb *slots[4];
+	struct scn_error err;
+
+	write_tb(f, "slots: 4\n");
+	assert_int_equal(tb_pool_open(f->tb_path, NULL, &p, &err), 0);
+	for (unsigned i = 0; i < 4; i++)
+		slots[i] = tb_pool_slot(p, i);
+	for (unsigned k = 0; k < 200; k++) {
+		struct hx_point_result res = { .n = 0 };
+		struct hx_runner r;
+		struct gen_levels l;
+
+		hx_runner_init(&r);
+		assert_int_equal(tb_describe(slots[0], &r.desc, &err), 0);
+		assert_int_equal(hx_runner_slots(&r, slots, 4), 0);
+		r.db = f->db;
+		r.campaign = f->r.campaign;
+		r.seed = 5;
+		r.repeats = 8;
+		gen_levels_neutral(&l);
+		l.flows = 1024 + k; /* a new point each time: nothing comes from the store */
+		l.masks[GEN_SERVER][GEN_DECAP] = 4;
+		assert_int_equal(hx_point_run(&r, &l, "test", &res, &err), 0);
+		assert_int_equal(res.n, 8);
+		assert_int_equal(r.measured, 8);
+		assert_non_null(r.rules_cache);
+		hx_runner_release(&r);
+	}
+	tb_pool_close(p);
+}
+
 /* A testbed that is gone: every measure is a device error. */
 static int gone_measure(struct tb *tb, const struct gen_traffic *t, uint64_t seed,
 			struct tb_sample *out, struct scn_error *err)
@@ -326,6 +367,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_sim_slots_open_alike, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_slots_must_be_alike, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_repeats_measure_as_one_testbed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pool_first_builds_make_one_cache, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_pool_failed_slot_taken_out_and_retried, setup,
 						teardown),

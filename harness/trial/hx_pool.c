@@ -102,18 +102,21 @@ static struct hx_rules *rules_entry(struct hx_pool *p, const char *key)
 	return free_one;
 }
 
-int hx_pool_rules(struct hx_pool *p, struct gen_rules_cache *cache, const struct gen_levels *l,
-		  const char *key, uint64_t seed, struct hx_rules **out, struct scn_error *err)
+int hx_pool_rules(struct hx_pool *p, struct gen_rules_cache **cache, bool plain,
+		  const struct gen_levels *l, const char *key, uint64_t seed, struct hx_rules **out,
+		  struct scn_error *err)
 {
 	struct hx_rules *r;
 	int rc = 0;
 
 	pthread_mutex_lock(&p->build_mu);
+	if (!*cache && !plain) /* made once, by whichever slot's thread builds first */
+		*cache = gen_rules_cache_new(0); /* NULL (no memory): plain builds */
 	r = rules_entry(p, key);
 	if (!r)
 		rc = scn_error_set(err, SCN_ERR_INTERNAL, -ENOSPC, "trial: too many rule sets in use");
 	else if (!r->rules &&
-		 (rc = gen_rules_cache_get(cache, NULL, NULL, l, seed, &r->rules, err)) == 0)
+		 (rc = gen_rules_cache_get(*cache, NULL, NULL, l, seed, &r->rules, err)) == 0)
 		snprintf(r->key, sizeof(r->key), "%s", key);
 	if (rc == 0)
 		r->refs++;

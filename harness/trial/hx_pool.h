@@ -63,10 +63,12 @@ void hx_pool_give(struct hx_pool *p, unsigned i);
 unsigned hx_pool_lose(struct hx_pool *p, unsigned i, const char *why);
 
 /* The rule sets of L (key KEY, seed SEED) with a reference taken: found built, or built now
- * (gen_rules_cache_get through CACHE, which may be NULL: a plain gen_rules_build; its error
- * as it returned it). Takes P->build_mu, not P->mu. */
-int hx_pool_rules(struct hx_pool *p, struct gen_rules_cache *cache, const struct gen_levels *l,
-		  const char *key, uint64_t seed, struct hx_rules **out, struct scn_error *err);
+ * (gen_rules_cache_get through *CACHE, made first unless PLAIN; NULL: a plain
+ * gen_rules_build; its error as it returned it). Takes P->build_mu, not P->mu: *CACHE is
+ * read and made only under it (slots' threads build their first rule sets at once). */
+int hx_pool_rules(struct hx_pool *p, struct gen_rules_cache **cache, bool plain,
+		  const struct gen_levels *l, const char *key, uint64_t seed, struct hx_rules **out,
+		  struct scn_error *err);
 /* Drop a reference (R may be NULL); the last one frees the rule sets. */
 void hx_pool_rules_put(struct hx_pool *p, struct hx_rules *r);
 

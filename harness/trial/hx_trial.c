@@ -121,7 +121,7 @@ static int reset_rules(struct hx_runner *r, struct hx_slot *sl, struct scn_error
 
 	gen_levels_neutral(&none);
 	rules_key(&none, key);
-	rc = hx_pool_rules(p, r->rules_cache, &none, key, r->seed, &empty, err);
+	rc = hx_pool_rules(p, &r->rules_cache, r->no_rules_cache, &none, key, r->seed, &empty, err);
 	if (rc == 0)
 		rc = tb_apply(sl->tb, empty->rules, err);
 	hx_pool_rules_put(p, empty);
@@ -140,9 +140,7 @@ static int ensure_rules(struct hx_runner *r, struct hx_slot *sl, const struct ge
 	rules_key(l, key);
 	if (sl->rules_key[0] && !strcmp(key, sl->rules_key))
 		return 0;
-	if (!r->rules_cache && !r->no_rules_cache)
-		r->rules_cache = gen_rules_cache_new(0); /* NULL: plain builds */
-	rc = hx_pool_rules(p, r->rules_cache, l, key, r->seed, &rules, err);
+	rc = hx_pool_rules(p, &r->rules_cache, r->no_rules_cache, l, key, r->seed, &rules, err);
 	if (rc < 0)
 		return err && err->cls == SCN_ERR_CONFIG ? -EDOM : rc;
 	sl->rules_key[0] = '\0'; /* whatever happens next, the old rules may be gone */

@@ -60,8 +60,9 @@ struct hx_runner {
 	volatile sig_atomic_t *stop;   /* set by a signal handler; checked between trials */
 	/* state */
 	struct hx_pool *pool;          /* the slots (created from tb at the first trial) */
-	/* Built rule-set parts reused by content (made at the first build, shared by the
-	 * runner's slots: the cache is thread-safe and hx_pool_rules builds one at a time);
+	/* Built rule-set parts reused by content (made at the first build by hx_pool_rules,
+	 * under the pool's build lock, and shared by the runner's slots: the cache is
+	 * thread-safe and hx_pool_rules builds one at a time);
 	 * no_rules_cache: build every rule set from scratch (the reference the benchmarks and
 	 * tests compare against). */
 	struct gen_rules_cache *rules_cache;
