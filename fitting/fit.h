@@ -112,7 +112,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 10
+#define FIT_MAX_PARAMS 11
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {

@@ -12,9 +12,10 @@
  *           flows; a lookup finds both with the product of the shares
  *   walk    T = c + k P (1 + u m)             per-packet time relative to the wire (u: what a
  *           missed probe costs more than a hit, relative)
- *   spill   s(f) = 1 - (e/f)^p past e = x0 - q w, else 0 (as spill2)
- *   spillc2    1 / ((1 - s) smax(1, T) / L + s / S)         [L, c, k, u, r, Q, S, x0, p, q]
- *   lspillc2   a + b P (1 + u m) + D s                      [a, b, u, r, Q, D, x0, p, q]
+ *   spill   s(f) = 1 - (e/f)^p past e = x0 - q w, else 0, its slow load l(f) = s(f)
+ *           (f/e)^g (as spill2)
+ *   spillc2    1 / ((1 - s) smax(1, T) / L + l / S)      [L, c, k, u, r, Q, S, x0, p, q, g]
+ *   lspillc2   a + b P (1 + u m) + D l                   [a, b, u, r, Q, D, x0, p, q, g]
  * spillc2y / lspillc2y take the flows as y. Below both capacities (m = 0) and with no spill
  * they are the cap / walk forms in the masks. P and T are homogeneous in (f, w): the forms
  * are fitted on scaled inputs like spill2. The start takes spill2's corner and puts the
@@ -50,39 +51,43 @@ static double walk(double F, double W, const double *p, double *g, double *pr)
 
 double fit_spillc_eval(enum fit_form f, const double *p, const double in[2])
 {
-	double g[3], pr;
+	double g[3], gl[4], pr, s;
 	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
 
-	if (latency(f))
+	if (latency(f)) {
+		s = fit_spill_share(F, W, p + 6, g);
 		return p[0] + p[1] * walk(F, W, p + 2, g, &pr) +
-		       p[5] * fit_spill_share(F, W, p + 6, g);
-	double s = fit_spill_share(F, W, p + 7, g), dm;
+		       p[5] * fit_spill_load(F, W, p + 6, s, g, gl);
+	}
+	s = fit_spill_share(F, W, p + 7, g);
+	double l = fit_spill_load(F, W, p + 7, s, g, gl), dm;
 	double m = fit_smax1(p[1] + p[2] * walk(F, W, p + 3, g, &pr), &dm);
 
-	return 1 / ((1 - s) * m / p[0] + s / p[6]);
+	return 1 / ((1 - s) * m / p[0] + l / p[6]);
 }
 
 void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], double *g)
 {
 	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
-	double gw[3], gs[3], pr, wk, s, m, dm, den, k;
+	double gw[3], gs[3], gl[4], pr, wk, s, l, m, dm, den, k;
 
 	if (latency(f)) {
 		wk = walk(F, W, p + 2, gw, &pr);
 		s = fit_spill_share(F, W, p + 6, gs);
 		g[0] = 1;
 		g[1] = wk;
-		for (int j = 0; j < 3; j++) {
+		g[5] = fit_spill_load(F, W, p + 6, s, gs, gl);
+		for (int j = 0; j < 3; j++)
 			g[2 + j] = p[1] * gw[j];
-			g[6 + j] = p[5] * gs[j];
-		}
-		g[5] = s;
+		for (int j = 0; j < 4; j++)
+			g[6 + j] = p[5] * gl[j];
 		return;
 	}
 	wk = walk(F, W, p + 3, gw, &pr);
 	s = fit_spill_share(F, W, p + 7, gs);
+	l = fit_spill_load(F, W, p + 7, s, gs, gl);
 	m = fit_smax1(p[1] + p[2] * wk, &dm);
-	den = (1 - s) * m / p[0] + s / p[6];
+	den = (1 - s) * m / p[0] + l / p[6];
 	k = -1 / (den * den);               /* d value / d den */
 	double dt = k * (1 - s) * dm / p[0]; /* d value / d T */
 	g[0] = k * -(1 - s) * m / (p[0] * p[0]);
@@ -90,9 +95,10 @@ void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], doubl
 	g[2] = dt * wk;
 	for (int j = 0; j < 3; j++) {
 		g[3 + j] = dt * p[2] * gw[j];
-		g[7 + j] = k * (1 / p[6] - m / p[0]) * gs[j];
+		g[7 + j] = k * (gl[j] / p[6] - gs[j] * m / p[0]);
 	}
-	g[6] = k * -s / (p[6] * p[6]);
+	g[6] = k * -l / (p[6] * p[6]);
+	g[10] = k * gl[3] / p[6];
 }
 
 /* The middle of the levels of input CI: half-way between its smallest and largest. */
@@ -147,6 +153,7 @@ void fit_spillc_guess(enum fit_form f, size_t n, const double (*x)[2], const dou
 		p[6] = sp[3];
 		p[7] = sp[4];
 		p[8] = sp[5];
+		p[9] = sp[6];
 		return;
 	}
 	/* spill2: L c k S x0 p q */
@@ -160,4 +167,5 @@ void fit_spillc_guess(enum fit_form f, size_t n, const double (*x)[2], const dou
 	p[7] = sp[4];
 	p[8] = sp[5];
 	p[9] = sp[6];
+	p[10] = sp[7];
 }

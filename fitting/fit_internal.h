@@ -50,6 +50,15 @@ double fit_smax3(double t1, double t2, double *w1, double *w2);
 /* The spilled share at C (D the other input) of a spill with parameters x0, p, q (P[0..2]),
  * its derivatives in them into G[0..2]: 1 - (e/C)^p past e = x0 - q D, else 0. */
 double fit_spill_share(double c, double d, const double *p, double *g);
+/* The slow path's load at C (spilling input) and D: S, the share fit_spill_share gave with
+ * its derivatives GS, times (c/e)^g past e, else 0; p = [x0, p, q, g], derivatives into
+ * GL[0..3] (fit_forms_spill.c). */
+double fit_spill_load(double c, double d, const double *p, double s, const double *gs,
+		      double *gl);
+/* Where the slow path's growth exponent g starts: a moderate growth (0.05 left the
+ * softplus gradient too flat to move from), which the data take toward 0 where the slow
+ * path's cost does not change with what it holds. */
+#define FIT_SPILL_GROWTH_START 0.25
 void fit_spill_grad(enum fit_form form, const double *params, const double in[2], double *g);
 void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);

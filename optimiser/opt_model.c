@@ -63,18 +63,21 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_WALK: return (n == 3 || n == 4) && p[n - 1] > 0.0;
 	case OPT_FORM_CLIFF:
 	case OPT_FORM_CLIFFY: return n == 6 && p[5] > 0.0;
+	/* the spill forms: with or without the slow path's growth g >= 0 (last) */
 	case OPT_FORM_SPILL:
-	case OPT_FORM_SPILLY: return n == 7 && p[3] > 0.0 && p[4] > 0.0 && p[5] > 0.0 &&
-				     p[6] >= 0.0;
+	case OPT_FORM_SPILLY: return (n == 7 || n == 8) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+				     p[4] > 0.0 && p[5] > 0.0 && p[6] >= 0.0;
 	case OPT_FORM_LSPILL:
-	case OPT_FORM_LSPILLY: return n == 6 && p[3] > 0.0 && p[4] > 0.0 && p[5] >= 0.0;
+	case OPT_FORM_LSPILLY: return (n == 6 || n == 7) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+				      p[4] > 0.0 && p[5] >= 0.0;
 	case OPT_FORM_CACHE: return n == 8 && p[5] >= 0.0 && p[6] >= 0.0 && p[7] > 0.0;
 	case OPT_FORM_SPILLC:
-	case OPT_FORM_SPILLCY: return n == 10 && p[4] > 0.0 && p[5] > 0.0 && p[6] > 0.0 &&
-				      p[7] > 0.0 && p[8] > 0.0 && p[9] >= 0.0;
+	case OPT_FORM_SPILLCY: return (n == 10 || n == 11) && p[n - 1] >= 0.0 && p[4] > 0.0 &&
+				      p[5] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] > 0.0 &&
+				      p[9] >= 0.0;
 	case OPT_FORM_LSPILLC:
-	case OPT_FORM_LSPILLCY: return n == 9 && p[3] > 0.0 && p[4] > 0.0 && p[6] > 0.0 &&
-				       p[7] > 0.0 && p[8] >= 0.0;
+	case OPT_FORM_LSPILLCY: return (n == 9 || n == 10) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+				       p[4] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] >= 0.0;
 	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
 	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
 	}
@@ -308,14 +311,36 @@ static double spill_share(double c, double e, double pw)
 	return c > e && e > 0.0 ? 1.0 - pow(e / c, pw) : 0.0;
 }
 
-/* spill [L,c,k,S,x0,p,q], spilling input X, walk input D (scalacn-opt.h). */
-static double spill_value(const double *p, double x, double d)
+/* The slow path's load at C past E: the spilled share times (c/e)^g, the slow path's
+ * growth (g = 0 in files written before it: the share alone). */
+static double spill_load(double c, double e, double pw, double g)
 {
-	double s = spill_share(x, p[4] - p[6] * d, p[5]);
+	return c > e && e > 0.0 ? spill_share(c, e, pw) * pow(c / e, g) : 0.0;
+}
+
+/* The growth exponent of a spill row of N parameters whose form without it has N0. */
+static double spill_growth(const double *p, size_t n, size_t n0)
+{
+	return n > n0 ? p[n0] : 0.0;
+}
+
+/* spill [L,c,k,S,x0,p,q(,g)], spilling input X, walk input D (scalacn-opt.h). */
+static double spill_value(const double *p, size_t n, double x, double d)
+{
+	double e = p[4] - p[6] * d, s = spill_share(x, e, p[5]);
+	double l = spill_load(x, e, p[5], spill_growth(p, n, 7));
 	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
 	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
 
-	return 1.0 / ((1.0 - s) * m / p[0] + s / p[3]);
+	return 1.0 / ((1.0 - s) * m / p[0] + l / p[3]);
+}
+
+/* lspill [a,b,D,x0,p,q(,g)], spilling input X, other input D (scalacn-opt.h). */
+static double lspill_value(const double *p, size_t n, double x, double d)
+{
+	double e = p[3] - p[5] * d;
+
+	return p[0] + p[1] * d + p[2] * spill_load(x, e, p[4], spill_growth(p, n, 6));
 }
 
 /* cache [L,c,k1,k2,u,a,b,s] (scalacn-opt.h; smax as cap's, v as walk's). */
@@ -340,21 +365,22 @@ static double cached_walk(double f, double w, double u, double r, double q)
 	return pr * (1.0 + u * m);
 }
 
-/* spillc [L,c,k,u,r,Q,S,x0,p,q], flows F, masks W (scalacn-opt.h; smax as cap's). */
-static double spillc_value(const double *p, double f, double w)
+/* spillc [L,c,k,u,r,Q,S,x0,p,q(,g)], flows F, masks W (scalacn-opt.h; smax as cap's). */
+static double spillc_value(const double *p, size_t n, double f, double w)
 {
-	double s = spill_share(f, p[7] - p[9] * w, p[8]);
+	double e = p[7] - p[9] * w, s = spill_share(f, e, p[8]);
+	double l = spill_load(f, e, p[8], spill_growth(p, n, 10));
 	double t = fmax(0.0, p[1] + p[2] * cached_walk(f, w, p[3], p[4], p[5]));
 	double top = fmax(1.0, t), m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
 
-	return 1.0 / ((1.0 - s) * m / p[0] + s / p[6]);
+	return 1.0 / ((1.0 - s) * m / p[0] + l / p[6]);
 }
 
-/* lspillc [a,b,u,r,Q,D,x0,p,q], flows F, masks W (scalacn-opt.h). */
-static double lspillc_value(const double *p, double f, double w)
+/* lspillc [a,b,u,r,Q,D,x0,p,q(,g)], flows F, masks W (scalacn-opt.h). */
+static double lspillc_value(const double *p, size_t n, double f, double w)
 {
 	return p[0] + p[1] * cached_walk(f, w, p[2], p[3], p[4]) +
-	       p[5] * spill_share(f, p[6] - p[8] * w, p[7]);
+	       p[5] * spill_load(f, p[6] - p[8] * w, p[7], spill_growth(p, n, 9));
 }
 
 /* walkc [a,b,c,u,r]: a + b x (1 + u m(x)) + c y (1 + u m(y)), m(w) = 1 - r/w past r. */
@@ -408,19 +434,15 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 		break;
 	case OPT_FORM_CLIFF: v = cliff_value(p, x, y); break;
 	case OPT_FORM_CLIFFY: v = cliff_value(p, y, x); break;
-	case OPT_FORM_SPILL: v = spill_value(p, x, y); break;
-	case OPT_FORM_SPILLY: v = spill_value(p, y, x); break;
-	case OPT_FORM_LSPILL:
-		v = p[0] + p[1] * y + p[2] * spill_share(x, p[3] - p[5] * y, p[4]);
-		break;
-	case OPT_FORM_LSPILLY:
-		v = p[0] + p[1] * x + p[2] * spill_share(y, p[3] - p[5] * x, p[4]);
-		break;
+	case OPT_FORM_SPILL: v = spill_value(p, r->np, x, y); break;
+	case OPT_FORM_SPILLY: v = spill_value(p, r->np, y, x); break;
+	case OPT_FORM_LSPILL: v = lspill_value(p, r->np, x, y); break;
+	case OPT_FORM_LSPILLY: v = lspill_value(p, r->np, y, x); break;
 	case OPT_FORM_CACHE: v = cache_value(p, x, y); break;
-	case OPT_FORM_SPILLC: v = spillc_value(p, x, y); break;
-	case OPT_FORM_SPILLCY: v = spillc_value(p, y, x); break;
-	case OPT_FORM_LSPILLC: v = lspillc_value(p, x, y); break;
-	case OPT_FORM_LSPILLCY: v = lspillc_value(p, y, x); break;
+	case OPT_FORM_SPILLC: v = spillc_value(p, r->np, x, y); break;
+	case OPT_FORM_SPILLCY: v = spillc_value(p, r->np, y, x); break;
+	case OPT_FORM_LSPILLC: v = lspillc_value(p, r->np, x, y); break;
+	case OPT_FORM_LSPILLCY: v = lspillc_value(p, r->np, y, x); break;
 	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
 	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
 	}

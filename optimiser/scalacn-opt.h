@@ -139,24 +139,26 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *                        (w > 0): a capacity cliff in x (flows past the steering cache)
  *                        times a walk bottleneck in y (smax(1, t) as cap's, t < 0 as 0)
  *   cliffy  [L,c,k,h,x0,w]  the same with x and y swapped
- *   spill   [L,c,k,S,x0,p,q]  1 / ((1 - s(x)) * smax(1, c + k*y) / L + s(x) / S) with
- *                        s(x) = 1 - (e/x)^p for x > e = x0 - q*y, else 0 (S, x0, p > 0,
- *                        q >= 0): past a capacity e, shared with y, a share spills to a slow
- *                        path of rate S (a hard corner)
- *   lspill  [a,b,D,x0,p,q]  a + b*y + D*s(x): its latency (D: the slow path's added
- *                        latency)
+ *   spill   [L,c,k,S,x0,p,q] or [L,c,k,S,x0,p,q,g]  1 / ((1 - s(x)) * smax(1, c + k*y) / L
+ *                        + l(x) / S) with s(x) = 1 - (e/x)^p for x > e = x0 - q*y, else 0
+ *                        (S, x0, p > 0, q >= 0) and l(x) = s(x) * (x/e)^g (g >= 0; 0 when
+ *                        absent): past a capacity e, shared with y, a share spills to a slow
+ *                        path of rate S at the corner, slowing as it holds more (a hard corner)
+ *   lspill  [a,b,D,x0,p,q] or [a,b,D,x0,p,q,g]  a + b*y + D*l(x): its latency (D: the slow
+ *                        path's added latency)
  *   spilly, lspilly         the same with x and y swapped
  *   cache   [L,c,k1,k2,u,a,b,s]  L / smax(1, c + v(x)*(k1 + u*m), c + v(y)*(k2 + u*m)) with
  *                        v as below (s > 0) and m = 1 - 1/(a*x + b*y) when
  *                        a*x + b*y > 1, else 0 (a, b >= 0): the two walks' probes miss a
  *                        steering cache x's and y's masks fill (a, b: one over its capacity),
  *                        a miss costing u more than a probe's k
- *   spillc  [L,c,k,u,r,Q,S,x0,p,q]  spill whose walk misses a steering cache: 1 / ((1 - s(x))
- *                        * smax(1, c + k*P*(1 + u*m)) / L + s(x) / S) with s(x) as spill's
+ *   spillc  [L,c,k,u,r,Q,S,x0,p,q] or [...,q,g]  spill whose walk misses a steering cache:
+ *                        1 / ((1 - s(x)) * smax(1, c + k*P*(1 + u*m)) / L + l(x) / S) with
+ *                        s(x) and l(x) as spill's
  *                        (x0, p, S > 0, q >= 0), P = 3x (1 - exp(-y/(3x))) the walk over y
  *                        masks holding x flows, m = 1 - min(1, r/y) * min(1, Q/x) the
  *                        lookups that miss a cache of r masks and Q flows' rules (r, Q > 0)
- *   lspillc [a,b,u,r,Q,D,x0,p,q]  a + b*P*(1 + u*m) + D*s(x): its latency
+ *   lspillc [a,b,u,r,Q,D,x0,p,q] or [...,q,g]  a + b*P*(1 + u*m) + D*l(x): its latency
  *   spillcy, lspillcy       the same with x and y swapped
  *   walkc   [a,b,c,u,r]  a + b*x*(1 + u*m(x)) + c*y*(1 + u*m(y)) with m(w) = 1 - r/w for
  *                        w > r, else 0 (u >= 0, r > 0): latency of walks whose probes miss a
@@ -181,7 +183,8 @@ enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
 		OPT_FORM_LSPILLY, OPT_FORM_CACHE, OPT_FORM_SPILLC, OPT_FORM_SPILLCY,
 		OPT_FORM_LSPILLC, OPT_FORM_LSPILLCY, OPT_FORM_WALKC, OPT_FORM_CAPC };
-#define OPT_MODEL_MAX_PARAMS 10 /* 7 before cache, 8 before spillc: the row struct grew */
+#define OPT_MODEL_MAX_PARAMS 11 /* 7 before cache, 8 before spillc, 10 before the spill
+				 * forms' growth g: the row struct grew */
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

@@ -143,7 +143,8 @@ static void test_fitcmd_export_mechanism_forms(void **state)
 
 /* The optimiser's cap [L,c,k1,s] / walk [a,b,s] rows (one input) equal fitting's cap / walk,
  * and its five- / four-parameter rows fitting's cap2 / walk2 (every other exported form
- * likewise, spillc's ten parameters included), at points on both sides of
+ * likewise, spillc's eleven parameters included, and the spill rows of files from before
+ * the slow path's growth g, which load with g = 0), at points on both sides of
  * the cap's corner and at zero masks (no hit probe). */
 static void test_fitcmd_export_mechanism_formulas(void **state)
 {
@@ -159,15 +160,23 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		{ FIT_WALK2, OPT_FORM_WALK, { 2.7, 0.05, 0.08, 150 }, 4 },
 		{ FIT_CLIFF2, OPT_FORM_CLIFF, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
 		{ FIT_CLIFF2Y, OPT_FORM_CLIFFY, { 88, 0.4, 0.03, 0.7, 40, 6 }, 6 },
+		{ FIT_SPILL2, OPT_FORM_SPILL, { 88, 0.4, 0.03, 20, 10, 3, 0.1, 0.6 }, 8 },
+		{ FIT_SPILL2Y, OPT_FORM_SPILLY, { 88, 0.4, 0.03, 20, 10, 3, 0.1, 0.6 }, 8 },
+		{ FIT_LSPILL2, OPT_FORM_LSPILL, { 2.7, 0.05, 10, 10, 3, 0.1, 0.6 }, 7 },
+		{ FIT_LSPILL2Y, OPT_FORM_LSPILLY, { 2.7, 0.05, 10, 10, 3, 0.1, 0.6 }, 7 },
+		/* files from before the slow path's growth g: without it, g = 0 */
 		{ FIT_SPILL2, OPT_FORM_SPILL, { 88, 0.4, 0.03, 20, 10, 3, 0.1 }, 7 },
-		{ FIT_SPILL2Y, OPT_FORM_SPILLY, { 88, 0.4, 0.03, 20, 10, 3, 0.1 }, 7 },
-		{ FIT_LSPILL2, OPT_FORM_LSPILL, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
 		{ FIT_LSPILL2Y, OPT_FORM_LSPILLY, { 2.7, 0.05, 10, 10, 3, 0.1 }, 6 },
-		{ FIT_CACHE2, OPT_FORM_CACHE, { 97, 0.3, 0.01, 0.02, 0.05, 0.1, 0.05, 60 }, 8 },
-		{ FIT_SPILLC2, OPT_FORM_SPILLC, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1 }, 10 },
 		{ FIT_SPILLC2Y, OPT_FORM_SPILLCY, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1 }, 10 },
 		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
-		{ FIT_LSPILLC2Y, OPT_FORM_LSPILLCY, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1 }, 9 },
+		{ FIT_CACHE2, OPT_FORM_CACHE, { 97, 0.3, 0.01, 0.02, 0.05, 0.1, 0.05, 60 }, 8 },
+		{ FIT_SPILLC2, OPT_FORM_SPILLC, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1, 0.6 },
+		  11 },
+		{ FIT_SPILLC2Y, OPT_FORM_SPILLCY, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1, 0.6 },
+		  11 },
+		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1, 0.6 }, 10 },
+		{ FIT_LSPILLC2Y, OPT_FORM_LSPILLCY, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1, 0.6 },
+		  10 },
 		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
 		{ FIT_CAPC2, OPT_FORM_CAPC, { 97, 0.2, 0.01, 0.02, 1.3, 15 }, 6 },
 	};
