@@ -4,7 +4,8 @@
  * parameters (tests/fit-synth-util.h): a capacity cliff or spill in flows times a walk in
  * masks in either order of the inputs, the parameter a ridge leaves undetermined held, the
  * steering-cache forms (cache2, spillc2, walkc2, capc2) and a slow NLS start carried on
- * (the points of a CX-6 campaign). test-fitting.c holds the rest of fitting/'s tests.
+ * (the points of a CX-6 campaign). test-fitting.c and test-fit-select.c hold
+ * the rest of fitting/'s tests.
  */
 #include <errno.h>
 #include <math.h>
