@@ -439,6 +439,73 @@ static void test_fitcmd_artifact_latency_plane(void **state)
 }
 
 
+/* CMD with ARGV, its standard output into OUT (CAP bytes, NUL-terminated); its exit code. */
+static int run_stdout(int (*cmd)(int, char **), char **argv, char *out, size_t cap)
+{
+	FILE *tmp = tmpfile();
+	int saved, rc;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	assert_true(saved >= 0 && dup2(fileno(tmp), STDOUT_FILENO) >= 0);
+	rc = run(cmd, argv);
+	fflush(stdout);
+	assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, cap - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/* predict asks the model of ID (inputs server.decap_masks, flows; 150 - 0.5 m - 0.001 f) by
+ * its inputs' names and prints them (it printed "local 8, remote 4096 masks" for flows):
+ * --at in either order, --masks-local / --masks-remote as the first and second input; a
+ * name the model does not have, an input given twice or missing, exit 2. */
+static void predict_by_name(struct fx *f, int64_t id)
+{
+	char ids[24], out[1024];
+
+	snprintf(ids, sizeof(ids), "%lld", (long long)id);
+	assert_int_equal(run_stdout(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path,
+								"--model", ids, "--at", "flows=4096",
+								"--at", "server.decap_masks=8", NULL },
+				    out, sizeof(out)), 0);
+	print_message("%s", out);
+	assert_non_null(strstr(out, "write bw at server.decap_masks 8, flows 4096: 141.904 Gb/s"));
+	assert_int_equal(run_stdout(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path,
+								"--model", ids, "--masks-local", "8",
+								"--masks-remote", "4096", NULL },
+				    out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "at server.decap_masks 8, flows 4096: 141.904 Gb/s"));
+	assert_int_equal(run_stdout(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path,
+								"--model", ids, "--at", "flows=4096",
+								"--at", "server.decap_masks=8",
+								"--json", NULL },
+				    out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "\"flows\":4096"));
+	assert_non_null(strstr(out, "\"server.decap_masks\":8"));
+	static const char *const bad[][4] = {
+		{ "--at", "flow=4096", "--at", "server.decap_masks=8" },  /* no such input */
+		{ "--at", "flows=4096", "--at", "flows=8" },              /* twice, one missing */
+		{ "--masks-local", "8", "--at", "server.decap_masks=8" }, /* twice */
+		{ "--at", "flows=4096", "--at", "server.decap_masks" },   /* no value */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(run_stdout(hx_cmd_predict,
+					    (char *[]){ "predict", "--db", f->db_path, "--model",
+							ids, (char *)bad[i][0], (char *)bad[i][1],
+							(char *)bad[i][2], (char *)bad[i][3], NULL },
+					    out, sizeof(out)), 2);
+	assert_int_equal(run_stdout(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path,
+								"--model", ids, "--at", "flows=1",
+								NULL },
+				    out, sizeof(out)), 2);
+}
+
 /* --inputs: a plane in (server.decap_masks, flows) is fitted on those inputs by name; the
  * other dimensions (client and server encap masks) form the setting; an export names the
  * inputs so an agent can feed them. A bad --inputs text is a usage error. */
@@ -478,6 +545,7 @@ static void test_fitcmd_named_inputs(void **state)
 	opt_model_free(om);
 	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--inputs",
 						     "a,b,c", NULL }), 2);
+	predict_by_name(f, fd.m[0].id);
 }
 
 int main(void)

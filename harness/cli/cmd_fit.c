@@ -91,6 +91,11 @@ static int parse_opt(const char *cmd, int c, struct fit_cli *o)
 	case 'X': o->force = true; return 0;
 	case 'x': o->has_x = true; return parse_num(cmd, "--masks-local", optarg, &o->x);
 	case 'y': o->has_y = true; return parse_num(cmd, "--masks-remote", optarg, &o->y);
+	case 'a':
+		if (o->n_at >= 2)
+			return hx_usage_error(cmd, "--at at most twice (a model has two inputs)");
+		o->at[o->n_at++] = optarg;
+		return 0;
 	case 'm':
 		if (strcmp(optarg, "bw") && strcmp(optarg, "lat"))
 			return hx_usage_error(cmd, "--metric takes bw or lat, not '%s'", optarg);

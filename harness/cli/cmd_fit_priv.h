@@ -25,6 +25,8 @@ struct fit_cli {
 	double x, y;
 	bool has_x, has_y, json;
 	bool force;             /* export: take models that are not valid */
+	const char *at[2];      /* predict --at NAME=VALUE: the model's inputs by name */
+	size_t n_at;
 	const char *where[9];   /* --where DIM=LEVEL filters, NULL-terminated */
 	size_t n_where;
 };

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "harness/cli/cmd_fit_priv.h"
+#include "harness/cli/cmd_predict_priv.h"
 #include "harness/cli/hx_cli.h"
 #include "harness/fit/hx_fit.h"
 #include "optimiser/scalacn-opt.h"
@@ -105,22 +106,27 @@ int hx_cmd_models(int argc, char **argv)
 
 /* ---- predict ------------------------------------------------------------------------------- */
 
-static void warn_domain(const struct res_model *m, const struct fit_cli *o)
+static void warn_domain(const struct res_model *m, const struct predict_inputs *in)
 {
 	struct fit_model fm;
+	char at[200], dom[200];
 
 	if (hx_fit_model_from_row(m, &fm, NULL) < 0)
 		return;
-	fprintf(stderr, "scalacn predict: warning: (local %g, remote %g) lies outside the fitted "
-		"domain of model #%lld (local %g..%g, remote %g..%g masks): this is an "
-		"extrapolation\n", o->x, o->y, (long long)m->id, fm.dom_min[0], fm.dom_max[0],
-		fm.dom_min[1], fm.dom_max[1]);
+	hx_predict_inputs_text(in, at, sizeof(at));
+	if (in->n > 1)
+		snprintf(dom, sizeof(dom), "%s %g..%g, %s %g..%g", in->name[0], fm.dom_min[0],
+			 fm.dom_max[0], in->name[1], fm.dom_min[1], fm.dom_max[1]);
+	else
+		snprintf(dom, sizeof(dom), "%s %g..%g", in->name[0], fm.dom_min[0], fm.dom_max[0]);
+	fprintf(stderr, "scalacn predict: warning: (%s) lies outside the fitted domain of model "
+		"#%lld (%s): this is an extrapolation\n", at, (long long)m->id, dom);
 }
 
-static void print_prediction_json(const struct res_model *m, const struct fit_cli *o,
+static void print_prediction_json(const struct res_model *m, const struct predict_inputs *in,
 				  const struct hx_prediction *p)
 {
-	struct json_object *doc = hx_json_doc("predict");
+	struct json_object *doc = hx_json_doc("predict"), *at = json_object_new_object();
 
 	json_object_object_add(doc, "model", json_object_new_int64(m->id));
 	json_object_object_add(doc, "rnic_model", json_object_new_string(m->rnic_model));
@@ -128,13 +134,32 @@ static void print_prediction_json(const struct res_model *m, const struct fit_cl
 	json_object_object_add(doc, "verb", json_object_new_string(m->verb));
 	json_object_object_add(doc, "metric", json_object_new_string(m->metric));
 	json_object_object_add(doc, "form", json_object_new_string(m->form));
-	json_object_object_add(doc, "masks_local", hx_json_num(o->x));
-	json_object_object_add(doc, "masks_remote", hx_json_num(o->y));
+	for (size_t i = 0; i < in->n; i++)
+		json_object_object_add(at, in->name[i], hx_json_num(in->v[i]));
+	json_object_object_add(doc, "at", at);
+	json_object_object_add(doc, "masks_local", hx_json_num(in->v[0]));
+	json_object_object_add(doc, "masks_remote", hx_json_num(in->v[1]));
 	json_object_object_add(doc, "value", hx_json_num(p->value));
 	json_object_object_add(doc, "lo", hx_json_num(p->lo));
 	json_object_object_add(doc, "hi", hx_json_num(p->hi));
 	json_object_object_add(doc, "in_domain", json_object_new_boolean(p->in_domain));
 	hx_json_emit(doc, stdout);
+}
+
+static void print_prediction(const struct res_model *m, const struct predict_inputs *in,
+			     const struct hx_prediction *p)
+{
+	char at[200];
+
+	hx_predict_inputs_text(in, at, sizeof(at));
+	if (isfinite(p->lo))
+		printf("%s %s %s at %s: %.6g %s (95%% prediction interval %.6g .. %.6g; model "
+		       "#%lld, %s)\n", m->rnic_model, m->verb, m->metric, at, p->value,
+		       hx_fit_unit(m->metric), p->lo, p->hi, (long long)m->id, m->form);
+	else
+		printf("%s %s %s at %s: %.6g %s (no interval: no residual degrees of freedom; "
+		       "model #%lld, %s)\n", m->rnic_model, m->verb, m->metric, at, p->value,
+		       hx_fit_unit(m->metric), (long long)m->id, m->form);
 }
 
 int hx_cmd_predict(int argc, char **argv)
@@ -143,39 +168,38 @@ int hx_cmd_predict(int argc, char **argv)
 	struct res_db *db = NULL;
 	struct res_model *m;
 	struct hx_prediction p;
+	struct predict_inputs in;
 	struct scn_error err;
 	int rc = hx_fit_cli_parse("predict", argc, argv, &o);
 
 	if (rc)
 		return rc;
-	if (!o.model || !o.has_x || !o.has_y)
-		return hx_usage_error("predict", "needs --model ID, --masks-local X and --masks-remote Y");
+	if (!o.model)
+		return hx_usage_error("predict", "needs --model ID and the model's inputs (--at "
+				      "NAME=VALUE, or --masks-local X --masks-remote Y)");
 	if ((rc = hx_open_store_ro(o.db, &db)))
 		return rc;
 	m = calloc(1, sizeof(*m));
 	rc = m ? res_model_get(db, o.model, m, &err)
 	       : scn_error_set(&err, SCN_ERR_INTERNAL, -ENOMEM, "out of memory");
-	if (rc == 0)
-		rc = hx_fit_predict(m, o.x, o.y, &p, &err);
 	res_close(db);
 	if (rc < 0) {
 		free(m);
 		return hx_report_error(&err);
 	}
-	if (!p.in_domain)
-		warn_domain(m, &o);
-	if (o.json)
-		print_prediction_json(m, &o, &p);
-	else if (isfinite(p.lo))
-		printf("%s %s %s at local %g, remote %g masks: %.6g %s (95%% prediction interval "
-		       "%.6g .. %.6g; model #%lld, %s)\n", m->rnic_model, m->verb, m->metric, o.x,
-		       o.y, p.value, hx_fit_unit(m->metric), p.lo, p.hi, (long long)m->id, m->form);
-	else
-		printf("%s %s %s at local %g, remote %g masks: %.6g %s (no interval: no residual "
-		       "degrees of freedom; model #%lld, %s)\n", m->rnic_model, m->verb, m->metric,
-		       o.x, o.y, p.value, hx_fit_unit(m->metric), (long long)m->id, m->form);
+	if ((rc = hx_predict_inputs(m, &o, &in)) == 0 &&
+	    (rc = hx_fit_predict(m, in.v[0], in.v[1], &p, &err)) < 0)
+		rc = hx_report_error(&err);
+	if (rc == 0) {
+		if (!p.in_domain)
+			warn_domain(m, &in);
+		if (o.json)
+			print_prediction_json(m, &in, &p);
+		else
+			print_prediction(m, &in, &p);
+	}
 	free(m);
-	return HX_EXIT_OK;
+	return rc ? rc : HX_EXIT_OK;
 }
 
 /* ---- export -------------------------------------------------------------------------------- */
@@ -257,8 +281,12 @@ const struct hx_command hx_def_models = {
 
 static const struct hx_opt predict_opts[] = {
 	{ "model", 'i', "ID", "the stored model (see 'scalacn models')", NULL, 0 },
-	{ "masks-local", 'x', "X", "masks on the local (client) host", NULL, 0 },
-	{ "masks-remote", 'y', "Y", "masks on the remote (server) host", NULL, 0 },
+	{ "at", 'a', "NAME=V", "the model's input NAME at V (twice for two inputs; 'scalacn "
+	  "models' lists each model's inputs)", NULL, 0 },
+	{ "masks-local", 'x', "X", "the model's first input (by default the local (client) "
+	  "host's masks)", NULL, 0 },
+	{ "masks-remote", 'y', "Y", "its second input (by default the remote (server) host's "
+	  "masks)", NULL, 0 },
 	FIT_OPT_DB,
 	{ "json", 'J', NULL, "the prediction as JSON (docs/json.md)", NULL, 0 },
 	HX_OPT_END,
@@ -266,9 +294,11 @@ static const struct hx_opt predict_opts[] = {
 
 const struct hx_command hx_def_predict = {
 	"predict", "predict a metric from a fitted model", NULL, predict_opts,
-	"Prints the prediction of stored model ID at X masks on the local (client) host and Y on\n"
-	"the remote (server) host, with its 95% prediction interval. Outside the fitted domain it\n"
-	"warns on stderr (an extrapolation) and still exits 0.\n",
+	"Prints the prediction of stored model ID at the values of its inputs, with its 95%\n"
+	"prediction interval: --at NAME=V names each input as the model does (e.g. --at\n"
+	"flows=5000 --at server.decap_masks=64); --masks-local / --masks-remote give the first\n"
+	"and second input (the default inputs: masks on the local and remote hosts). Outside\n"
+	"the fitted domain it warns on stderr (an extrapolation) and still exits 0.\n",
 	NULL, hx_cmd_predict,
 };
 
