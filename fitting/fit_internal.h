@@ -50,8 +50,8 @@ double fit_smax3(double t1, double t2, double *w1, double *w2);
 /* The spilled share at C (D the other input) of a spill with parameters x0, p, q (P[0..2]),
  * its derivatives in them into G[0..2]: 1 - (e/C)^p past e = x0 - q D, else 0. */
 double fit_spill_share(double c, double d, const double *p, double *g);
-/* The slow path's load at C (spilling input) and D: S, the share fit_spill_share gave with
- * its derivatives GS, times (c/e)^g past e, else 0; p = [x0, p, q, g], derivatives into
+/* The slow path's load at C (spilling input) and D: the share s that fit_spill_share gave
+ * (its derivatives GS) times (c/e)^g past e, else 0; p = [x0, p, q, g], derivatives into
  * GL[0..3] (fit_forms_spill.c). */
 double fit_spill_load(double c, double d, const double *p, double s, const double *gs,
 		      double *gl);

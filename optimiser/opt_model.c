@@ -65,18 +65,18 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_CLIFFY: return n == 6 && p[5] > 0.0;
 	/* the spill forms: with or without the slow path's growth g >= 0 (last) */
 	case OPT_FORM_SPILL:
-	case OPT_FORM_SPILLY: return (n == 7 || n == 8) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+	case OPT_FORM_SPILLY: return (n == 7 || (n == 8 && p[7] >= 0.0)) && p[3] > 0.0 &&
 				     p[4] > 0.0 && p[5] > 0.0 && p[6] >= 0.0;
 	case OPT_FORM_LSPILL:
-	case OPT_FORM_LSPILLY: return (n == 6 || n == 7) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+	case OPT_FORM_LSPILLY: return (n == 6 || (n == 7 && p[6] >= 0.0)) && p[3] > 0.0 &&
 				      p[4] > 0.0 && p[5] >= 0.0;
 	case OPT_FORM_CACHE: return n == 8 && p[5] >= 0.0 && p[6] >= 0.0 && p[7] > 0.0;
 	case OPT_FORM_SPILLC:
-	case OPT_FORM_SPILLCY: return (n == 10 || n == 11) && p[n - 1] >= 0.0 && p[4] > 0.0 &&
+	case OPT_FORM_SPILLCY: return (n == 10 || (n == 11 && p[10] >= 0.0)) && p[4] > 0.0 &&
 				      p[5] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] > 0.0 &&
 				      p[9] >= 0.0;
 	case OPT_FORM_LSPILLC:
-	case OPT_FORM_LSPILLCY: return (n == 9 || n == 10) && p[n - 1] >= 0.0 && p[3] > 0.0 &&
+	case OPT_FORM_LSPILLCY: return (n == 9 || (n == 10 && p[9] >= 0.0)) && p[3] > 0.0 &&
 				       p[4] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] >= 0.0;
 	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
 	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;

@@ -174,7 +174,8 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		  11 },
 		{ FIT_SPILLC2Y, OPT_FORM_SPILLCY, { 88, 0.3, 0.02, 1.5, 8, 6, 20, 30, 3, 0.1, 0.6 },
 		  11 },
-		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1, 0.6 }, 10 },
+		{ FIT_LSPILLC2, OPT_FORM_LSPILLC, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1, 0.6 },
+		  10 },
 		{ FIT_LSPILLC2Y, OPT_FORM_LSPILLCY, { 2.7, 0.05, 1.5, 8, 6, 10, 30, 3, 0.1, 0.6 },
 		  10 },
 		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
@@ -216,6 +217,15 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	bad.form = OPT_FORM_WALK;
 	bad.n_params = 2;
 	assert_int_equal(opt_model_write(f->out, &bad, 1, msg, sizeof(msg)), -EINVAL);
+	/* a negative growth g is refused; a spill row of 9 parameters has no meaning */
+	struct opt_model_row spill = { "R", "fw", "send", "bw", OPT_FORM_SPILL,
+				       { 88, 0.4, 0.03, 20, 10, 3, 0.1, -0.2 }, 8, { 0 }, 0, NULL,
+				       NULL };
+	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), -EINVAL);
+	spill.params[7] = 0.2;
+	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), 0);
+	spill.n_params = 9;
+	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), -EINVAL);
 }
 
 static size_t slurp(const char *path, unsigned char **buf)
