@@ -470,9 +470,10 @@ static void predict_by_name(struct fx *f, int64_t id)
 	char ids[24], out[1024];
 
 	snprintf(ids, sizeof(ids), "%lld", (long long)id);
-	assert_int_equal(run_stdout(hx_cmd_predict, (char *[]){ "predict", "--db", f->db_path,
-								"--model", ids, "--at", "flows=4096",
-								"--at", "server.decap_masks=8", NULL },
+	assert_int_equal(run_stdout(hx_cmd_predict,
+				    (char *[]){ "predict", "--db", f->db_path, "--model", ids,
+						"--at", "flows=4096", "--at", "server.decap_masks=8",
+						NULL },
 				    out, sizeof(out)), 0);
 	print_message("%s", out);
 	assert_non_null(strstr(out, "write bw at server.decap_masks 8, flows 4096: 141.904 Gb/s"));

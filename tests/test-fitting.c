@@ -4,8 +4,9 @@
  * parameters, standard errors, cross-validation and the quality figures (the selection among
  * forms is tests/test-fit-select.c, the wall forms tests/test-fit-walls.c). Synthetic data
  * come from known parameters on grids with seeded Gaussian noise (gsl_rng mt19937, fixed
- * seeds), so every number here is reproducible. The real-data test uses the ScalaCN artifact latency table quoted in
- * docs/background.md (typed in; parsing perftest output is not this module's).
+ * seeds), so every number here is reproducible. The real-data test uses the ScalaCN
+ * artifact latency table quoted in docs/background.md (typed in; parsing perftest output is
+ * not this module's).
  */
 #include <errno.h>
 #include <math.h>

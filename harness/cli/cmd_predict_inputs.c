@@ -14,8 +14,8 @@
 
 #include "harness/cli/cmd_predict_priv.h"
 
-/* Split M's input names into IN; their count. */
-static size_t input_names(const struct res_model *m, struct predict_inputs *in)
+/* Split M's input names into IN (one or two). */
+static void input_names(const struct res_model *m, struct predict_inputs *in)
 {
 	const char *s = m->inputs[0] ? m->inputs : "client.masks,server.masks";
 	const char *comma = strchr(s, ',');
@@ -24,7 +24,6 @@ static size_t input_names(const struct res_model *m, struct predict_inputs *in)
 	snprintf(in->name[0], sizeof(in->name[0]), "%.*s", (int)n0, s);
 	snprintf(in->name[1], sizeof(in->name[1]), "%s", comma ? comma + 1 : "");
 	in->n = comma && comma[1] ? 2 : 1;
-	return in->n;
 }
 
 /* Set input I of IN to V, once. */
