@@ -151,7 +151,8 @@ int main(void)
 {
 	char model[] = "/tmp/bench-agent.XXXXXX";
 	struct opt_model_row row = { "Soft-RoCE (rxe)", "0.0.0", "write", "bw", OPT_FORM_SERVICE,
-				     { 25, 0.05 }, 2, { 0 }, 0, NULL, "server.decap_masks" };
+				     { 25, 0.05 }, 2, { 0 }, 0, NULL, "server.decap_masks",
+				     { 0 } };
 	struct table big = { 256, 60, { 0 }, NULL, 0, 0, 0 }, small = { 25, 60, { 0 }, NULL, 0, 0, 0 };
 	unsigned rules_big, rules_small, lines_big, lines_small;
 	double plan_big, plan_small, tick_big, tick_small, parse_big, parse_small;

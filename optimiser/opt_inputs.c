@@ -5,7 +5,9 @@
  * masks in its first input and the table's rule count in its second; a model fitted on
  * "client.masks,server.masks" by a table of the server's receive path needs the table's
  * masks in y and the client's in x. The agent says which of its quantities is which input;
- * an input nothing feeds is an error, never a silent 0.
+ * an input nothing feeds is an error, never a silent 0. A flows input stands for the rules
+ * the model's flows put on the host (two per flow where both directions were offloaded):
+ * it is fed the host's rules over the file's rules per flow there.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -93,8 +95,20 @@ static const struct opt_input *fixed_of(const struct opt_config *c, const char *
 	return NULL;
 }
 
-/* The value of input NAME with MASKS masks in the table: 0, or -EINVAL nothing feeds it. */
-static int feed_one(const struct opt_table *t, const char *name, double masks, double *out)
+/* Rules one flow put on the table's host where row R was measured (1 when unknown): the
+ * host is the one the masks input names ("client." or else the server). */
+static double host_flow_rules(const struct opt_table *t, const struct mrow *r)
+{
+	double v = r->flow_rules[strncmp(t->cfg.masks_input, "client.", 7) ? 1 : 0];
+
+	return v > 0 ? v : 1;
+}
+
+/* The value of input NAME of row R with MASKS masks in the table: 0, or -EINVAL nothing
+ * feeds it. A flows input is fed the host's rules (the table's, every rule being in by_id,
+ * plus the fixed value's) in the flows of the model that put as many rules there. */
+static int feed_one(const struct opt_table *t, const struct mrow *r, const char *name,
+		    double masks, double *out)
 {
 	const struct opt_config *c = &t->cfg;
 	const struct opt_input *f = fixed_of(c, name);
@@ -102,7 +116,7 @@ static int feed_one(const struct opt_table *t, const char *name, double masks, d
 	if (!strcmp(name, c->masks_input))
 		*out = masks + (f ? f->value : 0);
 	else if (c->flows_input[0] && !strcmp(name, c->flows_input))
-		*out = (double)t->by_id.n; /* every rule is in by_id */
+		*out = ((double)t->by_id.n + (f ? f->value : 0)) / host_flow_rules(t, r);
 	else if (f)
 		*out = f->value;
 	else
@@ -124,9 +138,9 @@ int opt_inputs_feed(const struct opt_table *t, const struct opt_model *model, do
 		return 0;
 	}
 	*y = 0;
-	rc = feed_one(t, r->input[0], masks, x);
+	rc = feed_one(t, r, r->input[0], masks, x);
 	if (rc == 0 && r->input[1][0])
-		rc = feed_one(t, r->input[1], masks, y);
+		rc = feed_one(t, r, r->input[1], masks, y);
 	return rc;
 }
 
@@ -150,7 +164,7 @@ int opt_table_check_model(const struct opt_table *t, const struct opt_model *mod
 	if (opt_inputs_feed(t, model, 0, &x, &y) < 0) {
 		const char *bad = r->input[0];
 
-		if (feed_one(t, bad, 0, &x) == 0)
+		if (feed_one(t, r, bad, 0, &x) == 0)
 			bad = r->input[1];
 		opt_seterr(err, errlen, "the %s/%s model's input '%s' is not fed by this table "
 			   "(it feeds masks to '%s'%s%s; give other inputs a fixed value)",

@@ -84,6 +84,14 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	return false;
 }
 
+bool opt_flow_rules_ok(const double v[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (!(v[i] == 0 || (v[i] >= 1 && v[i] <= 16)))
+			return false;
+	return true;
+}
+
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *p = data;
@@ -95,20 +103,24 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
-/* Checksum of the models table in canonical order (see the header). */
+/* Checksum of the models table in canonical order (see the header): version 1 over the
+ * first 8 columns, 2 adds inputs, 3 flow_rules. */
 int opt_models_checksum(sqlite3 *db, int version, uint64_t *out, char *err, size_t errlen)
 {
-	static const char v1[] =
+	static const char *const sql[] = {
 		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
-		" quality_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8";
-	static const char v2[] =
+		" quality_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8",
 		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
-		" quality_json, inputs FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9";
+		" quality_json, inputs FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9",
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json,"
+		" quality_json, inputs, flow_rules FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10",
+	};
+	int v = version < 1 ? 1 : version > 3 ? 3 : version;
 	sqlite3_stmt *st = NULL;
 	uint64_t h = 0xcbf29ce484222325ULL;
-	int rc, cols = version >= 2 ? 9 : 8;
+	int rc, cols = 7 + v;
 
-	if (sqlite3_prepare_v2(db, version >= 2 ? v2 : v1, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql[v - 1], -1, &st, NULL) != SQLITE_OK) {
 		opt_seterr(err, errlen, "model file: cannot read models table: %s", sqlite3_errmsg(db));
 		return -EINVAL;
 	}
@@ -159,13 +171,17 @@ static void fmt_array(char *buf, size_t len, const double *v, size_t n)
 static int insert_row(sqlite3 *db, sqlite3_stmt *st, const struct opt_model_row *r,
 		      char *err, size_t errlen)
 {
-	char params[512], dom[256];
-	const char *txt[9];
+	char params[512], dom[256], rules[64];
+	const char *txt[10];
 
 	if (!r->rnic_model || !r->firmware || !r->verb || !r->metric ||
 	    !opt_params_ok(r->form, r->params, r->n_params) ||
 	    (r->n_domain != 0 && r->n_domain != 2 && r->n_domain != 4)) {
 		opt_seterr(err, errlen, "model row: missing name, bad form/params or domain");
+		return -EINVAL;
+	}
+	if (!opt_flow_rules_ok(r->flow_rules)) {
+		opt_seterr(err, errlen, "model row: rules per flow must be 0 (unknown) or 1..16");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < r->n_params; i++)
@@ -179,12 +195,17 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *st, const struct opt_model_row 
 	txt[4] = opt_form_name(r->form); txt[5] = params; txt[6] = dom;
 	txt[7] = r->quality_json ? r->quality_json : "{}";
 	txt[8] = r->inputs ? r->inputs : OPT_INPUTS_V1;
+	if (r->flow_rules[0] > 0 || r->flow_rules[1] > 0)
+		fmt_array(rules, sizeof(rules), r->flow_rules, 2);
+	else
+		snprintf(rules, sizeof(rules), "[]");
+	txt[9] = rules;
 	if (opt_inputs_parse(txt[8], NULL) < 0) {
 		opt_seterr(err, errlen, "model row: inputs '%s' is not NAME or NAME,NAME", txt[8]);
 		return -EINVAL;
 	}
 	sqlite3_reset(st);
-	for (int c = 0; c < 9; c++)
+	for (int c = 0; c < 10; c++)
 		sqlite3_bind_text(st, c + 1, txt[c], -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		opt_seterr(err, errlen, "model file: insert failed: %s", sqlite3_errmsg(db));
@@ -206,10 +227,11 @@ static int write_all(sqlite3 *db, const struct opt_model_row *rows, size_t n, ch
 		  "CREATE TABLE models(rnic_model TEXT NOT NULL, firmware TEXT NOT NULL,"
 		  " verb TEXT NOT NULL, metric TEXT NOT NULL, form TEXT NOT NULL,"
 		  " params_json TEXT NOT NULL, domain_json TEXT NOT NULL,"
-		  " quality_json TEXT NOT NULL, inputs TEXT NOT NULL);", err, errlen);
+		  " quality_json TEXT NOT NULL, inputs TEXT NOT NULL,"
+		  " flow_rules TEXT NOT NULL);", err, errlen);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(db, "INSERT INTO models VALUES(?,?,?,?,?,?,?,?,?)", -1, &st,
+	if (sqlite3_prepare_v2(db, "INSERT INTO models VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st,
 			       NULL) != SQLITE_OK) {
 		opt_seterr(err, errlen, "model file: %s", sqlite3_errmsg(db));
 		return -EIO;
@@ -218,11 +240,11 @@ static int write_all(sqlite3 *db, const struct opt_model_row *rows, size_t n, ch
 		rc = insert_row(db, st, &rows[i], err, errlen);
 	sqlite3_finalize(st);
 	if (rc == 0)
-		rc = opt_models_checksum(db, 2, &h, err, errlen);
+		rc = opt_models_checksum(db, OPT_MODEL_VERSION, &h, err, errlen);
 	if (rc < 0)
 		return rc;
 	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
-		 "('version','2'),('checksum','%016" PRIx64 "');COMMIT;", h);
+		 "('version','%d'),('checksum','%016" PRIx64 "');COMMIT;", OPT_MODEL_VERSION, h);
 	return exec(db, sql, err, errlen);
 }
 

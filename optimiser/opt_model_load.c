@@ -87,9 +87,10 @@ static int check_meta(sqlite3 *db, const char *path, int *version, char *err, si
 		opt_seterr(err, errlen, "model file %s: format is not 'scalacn-model'", path);
 		return -EPROTO;
 	}
-	if (meta_get(db, "version", v, sizeof(v)) < 0 || (strcmp(v, "1") && strcmp(v, "2"))) {
+	if (meta_get(db, "version", v, sizeof(v)) < 0 || strlen(v) != 1 || v[0] < '1' ||
+	    v[0] > '0' + OPT_MODEL_VERSION) {
 		opt_seterr(err, errlen, "model file %s: unsupported version (this library reads 1 "
-			   "and 2)", path);
+			   "to %d)", path, OPT_MODEL_VERSION);
 		return -EPROTO;
 	}
 	*version = v[0] - '0';
@@ -126,6 +127,19 @@ static int copy_name(char *dst, sqlite3_stmt *st, int col)
 	return 0;
 }
 
+/* Column COL: "[]" (unknown: 0, 0) or "[c,s]", each 0 or in 1..16. */
+static int parse_flow_rules(sqlite3_stmt *st, int col, double out[2])
+{
+	const char *t = (const char *)sqlite3_column_text(st, col);
+	size_t n = 0;
+
+	out[0] = out[1] = 0;
+	if (!t || opt_parse_number_array(t, (size_t)sqlite3_column_bytes(st, col), out, 2,
+					 &n) < 0 || (n != 0 && n != 2) || !opt_flow_rules_ok(out))
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_row(sqlite3_stmt *st, struct mrow *r)
 {
 	const char *form = (const char *)sqlite3_column_text(st, 4);
@@ -145,22 +159,27 @@ static int parse_row(sqlite3_stmt *st, struct mrow *r)
 	    (r->nd != 0 && r->nd != 2 && r->nd != 4))
 		return -EINVAL;
 	in = sqlite3_column_count(st) > 7 ? (const char *)sqlite3_column_text(st, 7) : NULL;
-	return opt_inputs_parse(in ? in : OPT_INPUTS_V1, r->input);
+	if (opt_inputs_parse(in ? in : OPT_INPUTS_V1, r->input) < 0)
+		return -EINVAL;
+	return sqlite3_column_count(st) > 8 ? parse_flow_rules(st, 8, r->flow_rules) : 0;
 }
 
 static int read_rows(sqlite3 *db, int version, const char *rnic, struct opt_model *m,
 		     const char *path, char *err, size_t errlen)
 {
+	static const char *const sql[] = {
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json"
+		" FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7",
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json, inputs"
+		" FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8",
+		"SELECT rnic_model, firmware, verb, metric, form, params_json, domain_json, inputs,"
+		" flow_rules FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9",
+	};
 	sqlite3_stmt *st = NULL;
 	size_t total = 0, cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, version >= 2 ?
-			       "SELECT rnic_model, firmware, verb, metric, form, params_json,"
-			       " domain_json, inputs FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8" :
-			       "SELECT rnic_model, firmware, verb, metric, form, params_json,"
-			       " domain_json FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql[version - 1], -1, &st, NULL) != SQLITE_OK)
 		return -EINVAL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct mrow *r;
@@ -185,7 +204,7 @@ static int read_rows(sqlite3 *db, int version, const char *rnic, struct opt_mode
 		}
 		if (parse_row(st, r) < 0) {
 			opt_seterr(err, errlen, "model file %s: row %zu: bad names, form, params_json,"
-			       " domain_json or inputs", path, total);
+			       " domain_json, inputs or flow_rules", path, total);
 			sqlite3_finalize(st);
 			return -EINVAL;
 		}

@@ -24,6 +24,9 @@ struct mrow {
 	/* dimension names x and y stand for (version 1 files: "client.masks", "server.masks");
 	 * y is "" for a one-input form */
 	char input[2][MODEL_MAX_NAME + 1];
+	/* rules per flow on the client and server hosts where it was measured (0 unknown:
+	 * files before version 3, or "[]") */
+	double flow_rules[2];
 };
 
 /* A loaded model: the rows of one RNIC model. */
@@ -36,10 +39,15 @@ OPT_HIDDEN void opt_seterr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 OPT_HIDDEN int opt_form_parse(const char *s, enum opt_form *f);
 OPT_HIDDEN bool opt_params_ok(enum opt_form f, const double *p, size_t n);
+/* Rules per flow on the two hosts: each 0 (unknown) or in
+ * 1..16 (not necessarily whole). */
+OPT_HIDDEN bool opt_flow_rules_ok(const double v[2]);
 /* FNV-1a over the models table in canonical order (see scalacn-opt.h); VERSION 2 includes
- * the inputs column. */
+ * the inputs column, VERSION 3 the flow_rules column after it. */
 OPT_HIDDEN int opt_models_checksum(sqlite3 *db, int version, uint64_t *out, char *err,
 				   size_t errlen);
+/* The version opt_model_write writes. */
+#define OPT_MODEL_VERSION 3
 /* What version-1 files' x and y stand for. */
 #define OPT_INPUTS_V1 "client.masks,server.masks"
 /* "NAME" or "NAME,NAME" (names of [A-Za-z0-9_.], 1..MODEL_MAX_NAME bytes) into OUT (may be

@@ -177,7 +177,15 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   inputs   "X" or "X,Y": the dimension names x and y stand for, e.g. "server.decap_masks,
  *            flows" ("client.masks" = client.encap_masks + client.decap_masks, likewise
  *            "server.masks"); version 1 files mean "client.masks,server.masks";
- * and its checksum covers the 9 columns (inputs last) in the same way. */
+ * and its checksum covers the 9 columns (inputs last) in the same way.
+ * Version 3 (what opt_model_write writes; versions 1 and 2 still load) adds a column
+ *   flow_rules  "[]" (unknown) or "[c,s]": the rules one flow put on the client host (c) and
+ *            on the server host (s) where the model was measured (a campaign offloads one
+ *            rule per flow for each direction with masks, so 2 when both directions are),
+ *            each 0 (unknown) or in 1..16;
+ * and its checksum covers the 10 columns (flow_rules last). A table fed by name
+ * (struct opt_config) feeds a flows input the rules on its host over that host's rules per
+ * flow: what the model's flows stood for is the rules they put there. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
@@ -196,6 +204,7 @@ struct opt_model_row {
 	size_t n_domain;          /* 0, 2 or 4 */
 	const char *quality_json; /* NULL = "{}" */
 	const char *inputs;       /* "X,Y" dimension names; NULL = "client.masks,server.masks" */
+	double flow_rules[2];     /* rules per flow on the client and server hosts; 0 unknown */
 };
 
 struct opt_model;
@@ -270,8 +279,11 @@ struct opt_config {
 	/* Feeding the model's inputs by name (opt_table_check_model): the input named
 	 * MASKS_INPUT gets the table's cascading masks (+1 while the hyper mask is in use) plus
 	 * its value in FIXED (0 when absent: a sum such as "server.masks" adds the other
-	 * direction's masks there); FLOWS_INPUT gets the table's rule count; any other input
-	 * its value in FIXED. MASKS_INPUT "" = version-1 feeding: x = masks, y = remote_masks. */
+	 * direction's masks there); FLOWS_INPUT gets the table's rule count plus its value in
+	 * FIXED (the host's other rules), over the model's rules per flow on the table's host
+	 * (the host MASKS_INPUT names: "client." or else the server; 1 when the file does not
+	 * say); any other input its value in FIXED. MASKS_INPUT "" = version-1 feeding:
+	 * x = masks, y = remote_masks. */
 	char masks_input[64];         /* e.g. "server.decap_masks" ("") */
 	char flows_input[64];         /* e.g. "flows" ("": no input fed with the rule count) */
 	struct opt_input { char name[64]; double value; } fixed[8];

@@ -164,7 +164,7 @@ static void test_render_lines(void **state)
 static void write_model(const char *path, double k, const char *firmware)
 {
 	struct opt_model_row row = { "Soft-RoCE (rxe)", firmware, "write", "bw", OPT_FORM_SERVICE,
-				     { 25, k }, 2, { 0 }, 0, NULL, "server.decap_masks" };
+				     { 25, k }, 2, { 0 }, 0, NULL, "server.decap_masks", { 0 } };
 	char err[256];
 
 	assert_int_equal(opt_model_write(path, &row, 1, err, sizeof(err)), 0);

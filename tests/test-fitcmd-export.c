@@ -5,7 +5,7 @@
  * damaged (digit flipped, header flipped) and wrong-version files refused with a clear
  * error, knee models skipped; the mechanism forms (cap2 for bw, walk2 for lat, forced with
  * --form) round-trip too, and the optimiser's one-input cap / walk rows predict what
- * fitting's cap / walk forms do.
+ * fitting's cap / walk forms do; the file records the rules one flow put on each host.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,7 +193,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ||
 					   cases[c].ff == FIT_SPILLC2 || cases[c].ff == FIT_SPILLC2Y ||
 					   cases[c].ff == FIT_CAPC2 ? "bw" : "lat", cases[c].of,
-					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL };
+					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL, { 0 } };
 		struct opt_model *om = NULL;
 
 		memcpy(r.params, cases[c].p, sizeof(r.params));
@@ -212,7 +212,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	}
 	/* s must be positive; parameter counts are checked. */
 	struct opt_model_row bad = { "R", "fw", "send", "bw", OPT_FORM_CAP,
-				     { 177, 0.45, 0.05, -1 }, 4, { 0 }, 0, NULL, NULL };
+				     { 177, 0.45, 0.05, -1 }, 4, { 0 }, 0, NULL, NULL, { 0 } };
 	assert_int_equal(opt_model_write(f->out, &bad, 1, msg, sizeof(msg)), -EINVAL);
 	bad.form = OPT_FORM_WALK;
 	bad.n_params = 2;
@@ -220,7 +220,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	/* a negative growth g is refused; a spill row of 9 parameters has no meaning */
 	struct opt_model_row spill = { "R", "fw", "send", "bw", OPT_FORM_SPILL,
 				       { 88, 0.4, 0.03, 20, 10, 3, 0.1, -0.2 }, 8, { 0 }, 0, NULL,
-				       NULL };
+				       NULL, { 0 } };
 	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), -EINVAL);
 	spill.params[7] = 0.2;
 	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), 0);
@@ -308,7 +308,7 @@ static void test_fitcmd_export_damaged_refused(void **state)
 	spit(bad, buf, n);
 	free(buf);
 	assert_int_equal(sqlite3_open(bad, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '3' WHERE key = 'version'", NULL,
+	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '4' WHERE key = 'version'", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EPROTO);
@@ -350,6 +350,65 @@ static void test_fitcmd_export_skips_knee(void **state)
 	free(k);
 }
 
+/* A stored plane of VERB/bw on INPUTS, its other dimensions at FIXED (JSON). */
+static void put_plane(struct fx *f, const char *verb, const char *inputs, const char *fixed)
+{
+	struct res_model *k = calloc(1, sizeof(*k));
+
+	assert_non_null(k);
+	snprintf(k->rnic_model, sizeof(k->rnic_model), "SYN-1");
+	snprintf(k->verb, sizeof(k->verb), "%s", verb);
+	snprintf(k->metric, sizeof(k->metric), "bw");
+	snprintf(k->form, sizeof(k->form), "plane");
+	snprintf(k->inputs, sizeof(k->inputs), "%s", inputs);
+	snprintf(k->params_json, sizeof(k->params_json), "[-1,-0.01,100]");
+	snprintf(k->se_json, sizeof(k->se_json), "{}");
+	snprintf(k->domain_json, sizeof(k->domain_json), "{\"x\":[1,64],\"y\":[256,16384],"
+		 "\"fixed\":%s}", fixed);
+	k->valid = true;
+	assert_int_equal(res_model_put(f->db, k, &f->err), 0);
+	free(k);
+}
+
+static void flow_rules_of(const char *path, const char *verb, char *buf, size_t len)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT flow_rules FROM models WHERE verb = ?1",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, verb, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
+/* The file says how many rules one flow put on each host where a model was measured: one per
+ * direction with masks (an input counts; a fixed level counts when above 0), "[]" when the
+ * store does not say (a sum input's split). */
+static void test_fitcmd_export_flow_rules(void **state)
+{
+	struct fx *f = *state;
+	struct hx_export_info info;
+	char got[64];
+
+	put_plane(f, "write", "server.decap_masks,flows", "{\"client.encap_masks\":1,"
+		  "\"client.decap_masks\":0,\"server.encap_masks\":1,\"qps\":1}");
+	put_plane(f, "read", "client.decap_masks,flows", "{\"client.encap_masks\":4,"
+		  "\"server.decap_masks\":0,\"server.encap_masks\":0}");
+	put_plane(f, "send", "client.masks,server.masks", "{\"flows\":256}");
+	assert_int_equal(hx_fit_export(f->db, "SYN-1", NULL, false, f->out, HX_EXPORT_SQLITE, &info,
+				       &f->err), 0);
+	assert_int_equal(info.exported, 3);
+	flow_rules_of(f->out, "write", got, sizeof(got));
+	assert_string_equal(got, "[1,2]");
+	flow_rules_of(f->out, "read", got, sizeof(got));
+	assert_string_equal(got, "[2,0]");
+	flow_rules_of(f->out, "send", got, sizeof(got));
+	assert_string_equal(got, "[]");
+}
 
 int main(void)
 {
@@ -357,6 +416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_round_trip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_damaged_refused, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_skips_knee, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_export_flow_rules, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_mechanism_forms, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_export_mechanism_formulas, fx_setup,

@@ -201,7 +201,7 @@ static void test_fresh_replay_names_the_models_a_file_holds(void **state)
 	const char *dir = e2e_tmpdir();
 	char model[1100], trace[1100], err[256];
 	struct opt_model_row row = { "R", "fw", "send", "lat", OPT_FORM_LINE, { 0.1, 3 }, 2,
-				     { 0 }, 0, NULL, "server.decap_masks" };
+				     { 0 }, 0, NULL, "server.decap_masks", { 0 } };
 	const char *gen[] = { "gen-trace", "--flows", "200", "--popularity", "zipf:1.0",
 			      "--duration", "3", "--churn", "0", "--seed", "1", "-o", trace, NULL };
 	const char *rep[] = { "replay", "--trace", trace, "--model", model, NULL };

@@ -37,14 +37,15 @@ static void tmp_path(char *buf, size_t len)
 
 static const struct opt_model_row rows[] = {
 	{ "cx7", "28.39", "write", "bw", OPT_FORM_RBF2, { 170, 0, 0, 40.5, 10 }, 5,
-	  { 0, 200, 0, 200 }, 4, NULL, NULL },
+	  { 0, 200, 0, 200 }, 4, NULL, NULL, { 0 } },
 	{ "cx7", "28.39", "write", "lat", OPT_FORM_PLANE, { 0.04, 0.09, 2.74 }, 3, { 0 }, 0,
-	  "{\"r2\":0.93}", NULL },
+	  "{\"r2\":0.93}", NULL, { 0 } },
 	{ "cx7", "28.39", "send", "bw", OPT_FORM_SERVICE, { 177, 0.02, 0.05 }, 3, { 0, 100 }, 2,
-	  NULL, NULL },
-	{ "cx7", "28.39", "send", "lat", OPT_FORM_LINE, { 0.07, 2.7 }, 2, { 0 }, 0, NULL, NULL },
-	{ "cx7", "28.39", "read", "bw", OPT_FORM_RBF1, { 123.25, 0, 30, 5 }, 4, { 0 }, 0, NULL, NULL },
-	{ "cx7", "28.39", "read", "lat", OPT_FORM_KNEE, { 3, 0.5, 64 }, 3, { 0 }, 0, NULL, NULL },
+	  NULL, NULL, { 0 } },
+	{ "cx7", "28.39", "send", "lat", OPT_FORM_LINE, { 0.07, 2.7 }, 2, { 0 }, 0, NULL, NULL, { 0 } },
+	{ "cx7", "28.39", "read", "bw", OPT_FORM_RBF1, { 123.25, 0, 30, 5 }, 4, { 0 }, 0, NULL, NULL,
+	  { 0 } },
+	{ "cx7", "28.39", "read", "lat", OPT_FORM_KNEE, { 3, 0.5, 64 }, 3, { 0 }, 0, NULL, NULL, { 0 } },
 };
 
 static void test_optimiser_model_round_trip(void **state)
@@ -98,17 +99,17 @@ static void reseal(const char *path)
 	char sql[128];
 
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	/* version 2: the 9 columns, inputs last (scalacn-opt.h) */
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT * FROM models ORDER BY 1,2,3,4,5,6,7,8,9",
-					    -1, &st, NULL), SQLITE_OK);
+	/* version 3: the 10 columns, inputs then flow_rules last (scalacn-opt.h) */
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT * FROM models ORDER BY 1,2,3,4,5,6,7,8,9,"
+					    "10", -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c <= 9; c++) {
-			const unsigned char *v = c < 9 ? sqlite3_column_text(st, c) : NULL;
-			int n = c < 9 ? sqlite3_column_bytes(st, c) : 0;
+		for (int c = 0; c <= 10; c++) {
+			const unsigned char *v = c < 10 ? sqlite3_column_text(st, c) : NULL;
+			int n = c < 10 ? sqlite3_column_bytes(st, c) : 0;
 
 			for (int i = 0; i < n; i++)
 				h = (h ^ v[i]) * 0x100000001b3ULL;
-			h = (h ^ (c < 9 ? 0x1f : 0x1e)) * 0x100000001b3ULL;
+			h = (h ^ (c < 10 ? 0x1f : 0x1e)) * 0x100000001b3ULL;
 		}
 	}
 	sqlite3_finalize(st);
@@ -159,10 +160,10 @@ static void test_optimiser_model_wrong_version_refused(void **state)
 	(void)state;
 	tmp_path(path, sizeof(path));
 	assert_int_equal(opt_model_write(path, rows, 6, err, sizeof(err)), 0);
-	sql_exec(path, "UPDATE meta SET value = '3' WHERE key = 'version'");
+	sql_exec(path, "UPDATE meta SET value = '4' WHERE key = 'version'");
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), -EPROTO);
 	assert_non_null(strstr(err, "unsupported version"));
-	sql_exec(path, "UPDATE meta SET value = '2' WHERE key = 'version';"
+	sql_exec(path, "UPDATE meta SET value = '3' WHERE key = 'version';"
 		       "UPDATE meta SET value = 'other' WHERE key = 'format'");
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), -EPROTO);
 	assert_non_null(strstr(err, "format"));
@@ -244,7 +245,7 @@ static void test_optimiser_model_selects_rnic(void **state)
 static void test_optimiser_tick_follows_model(void **state)
 {
 	struct opt_model_row row = { "cx7", "fw", "write", "bw", OPT_FORM_LINE, { -1, 100 }, 2,
-				     { 0 }, 0, NULL, NULL };
+				     { 0 }, 0, NULL, NULL, { 0 } };
 	char path[64], err[256] = "";
 	struct opt_model *m = NULL;
 	struct opt_config c;

@@ -287,9 +287,9 @@ static char *write_model(void)
 	 * the replayed table (the server's receive path) */
 	struct opt_model_row rows[2] = {
 		{ "sim", "1", "write", "bw", OPT_FORM_SERVICE, { 177, 0.045 }, 2, { 0, 160 }, 2,
-		  NULL, "server.decap_masks" },
+		  NULL, "server.decap_masks", { 0 } },
 		{ "sim", "1", "write", "lat", OPT_FORM_LINE, { 0.15, 2.7 }, 2, { 0, 160 }, 2,
-		  NULL, "server.decap_masks" },
+		  NULL, "server.decap_masks", { 0 } },
 	};
 	char err[256];
 	int fd;

@@ -45,8 +45,8 @@ static void write_model(const char *path)
 {
 	static const struct opt_model_row rows[] = {
 		{ "cx7", "28.39", "write", "bw", OPT_FORM_PLANE, { -0.5, -0.25, 88.59 }, 3,
-		  { 0, 64, 0, 64 }, 4, NULL, NULL },
-		{ "cx7", "28.39", "write", "lat", OPT_FORM_LINE, { 0.07, 2.7 }, 2, { 0 }, 0, NULL, NULL },
+		  { 0, 64, 0, 64 }, 4, NULL, NULL, { 0 } },
+		{ "cx7", "28.39", "write", "lat", OPT_FORM_LINE, { 0.07, 2.7 }, 2, { 0 }, 0, NULL, NULL, { 0 } },
 	};
 	char err[256];
 
@@ -85,13 +85,13 @@ static void recompute_checksum(const char *path)
 	char sql[128];
 
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	/* the model file's version 2 checksum: 9 columns, inputs last (scalacn-opt.h) */
+	/* the model file's version 3 checksum: 10 columns, flow_rules last (scalacn-opt.h) */
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT rnic_model, firmware, verb, metric, form, "
-					    "params_json, domain_json, quality_json, inputs FROM "
-					    "models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9", -1, &st,
-					    NULL), SQLITE_OK);
+					    "params_json, domain_json, quality_json, inputs, "
+					    "flow_rules FROM models ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, "
+					    "9, 10", -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < 9; i++) {
+		for (int i = 0; i < 10; i++) {
 			const unsigned char *v = sqlite3_column_text(st, i);
 
 			for (int k = 0; k < sqlite3_column_bytes(st, i); k++)

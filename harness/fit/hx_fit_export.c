@@ -147,6 +147,46 @@ static void note_skip(struct hx_export_info *info, const struct res_model *r, co
 		 n ? "; " : "", r->verb, r->metric, (long long)r->id, r->form, why);
 }
 
+/* Whether the masks of HOST's direction DIR ("encap"/"decap") were above 0 where model R was
+ * measured: an input of the model, or a fixed level above 0. -1 when the stored model does
+ * not say (a sum input such as "server.masks" leaves how it split unknown). */
+static int side_offloaded(const char *inputs, struct json_object *fixed, const char *host,
+			  const char *dir)
+{
+	char name[48];
+	struct json_object *v;
+	const char *comma = strchr(inputs, ',');
+	size_t n0 = comma ? (size_t)(comma - inputs) : strlen(inputs);
+
+	snprintf(name, sizeof(name), "%s.%s_masks", host, dir);
+	if ((strlen(name) == n0 && !strncmp(inputs, name, n0)) || (comma && !strcmp(comma + 1, name)))
+		return 1;
+	if (!fixed || !json_object_object_get_ex(fixed, name, &v))
+		return -1;
+	return json_object_get_double(v) > 0;
+}
+
+/* The rules one flow put on each host where R was measured (O->flow_rules: client, server;
+ * 0 when unknown): the campaign's rule generator offloads one rule per flow for each of a
+ * host's directions with masks (generators/gen_rules.c), so a flows input stands for
+ * flows x that many rules on the host. */
+static void flow_rules_of(const struct res_model *r, struct opt_model_row *o)
+{
+	static const char *const hosts[2] = { "client", "server" };
+	struct json_object *dom = json_tokener_parse(r->domain_json), *fixed = NULL;
+	const char *inputs = r->inputs[0] ? r->inputs : HX_FIT_INPUTS;
+
+	if (dom)
+		json_object_object_get_ex(dom, "fixed", &fixed);
+	for (int h = 0; h < 2; h++) {
+		int e = side_offloaded(inputs, fixed, hosts[h], "encap");
+		int d = side_offloaded(inputs, fixed, hosts[h], "decap");
+
+		o->flow_rules[h] = e < 0 || d < 0 || e + d == 0 ? 0 : e + d;
+	}
+	json_object_put(dom);
+}
+
 /* Fill O from stored row R (strings point into R, quality into QBUF). */
 static int to_opt_row(const struct res_model *r, struct opt_model_row *o, char *qbuf,
 		      size_t qcap, struct scn_error *err)
@@ -173,6 +213,7 @@ static int to_opt_row(const struct res_model *r, struct opt_model_row *o, char *
 	export_quality(r, qbuf, qcap);
 	o->quality_json = qbuf;
 	o->inputs = r->inputs[0] ? r->inputs : NULL; /* the names x and y stand for */
+	flow_rules_of(r, o);
 	return 0;
 }
 
