@@ -166,18 +166,35 @@ static void test_opt_inputs_flows_fed_as_host_rules(void **state)
 	assert_true(fabs(degradation_with(1, 2, 1980) - 20.0 / 90) < 1e-9);
 }
 
+/* Seal a hand-made file of one row: meta with VERSION and the FNV-1a checksum of the row's
+ * N values (each followed by 0x1f, the row by 0x1e), as scalacn-opt.h specifies. */
+static void seal_by_hand(sqlite3 *h, const char *const *vals, int n, const char *version)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;
+	char sql[200];
+
+	for (int c = 0; c < n; c++) {
+		for (const char *v = vals[c]; *v; v++)
+			hash = (hash ^ (unsigned char)*v) * 0x100000001b3ULL;
+		hash = (hash ^ 0x1f) * 0x100000001b3ULL;
+	}
+	hash = (hash ^ 0x1e) * 0x100000001b3ULL;
+	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
+		 "('version','%s'),('checksum','%016llx')", version, (unsigned long long)hash);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
 /* A version-2 file (no flow_rules column, the 9-column checksum) still loads, and its flows
  * input is fed the table's rule count as before (rules per flow unknown: 1). */
 static void test_opt_inputs_version2_file_loads(void **state)
 {
 	static const char *const vals[] = { "R", "fw", "send", "bw", "plane", "[-1,-0.01,100]",
 					    "[]", "{}", "server.decap_masks,flows" };
-	char path[80], sql[200], err[256] = "";
+	char path[80], err[256] = "";
 	struct opt_model *m = NULL;
 	struct opt_table *t = table_with(20, 50, "server.decap_masks", "flows");
 	struct opt_plan *p = NULL;
 	struct opt_plan_info info;
-	uint64_t hash = 0xcbf29ce484222325ULL;
 	sqlite3 *h;
 
 	(void)state;
@@ -191,15 +208,7 @@ static void test_opt_inputs_version2_file_loads(void **state)
 		" inputs TEXT NOT NULL);"
 		"INSERT INTO models VALUES('R','fw','send','bw','plane','[-1,-0.01,100]','[]','{}',"
 		"'server.decap_masks,flows');", NULL, NULL, NULL), SQLITE_OK);
-	for (int c = 0; c < 9; c++) {
-		for (const char *v = vals[c]; *v; v++)
-			hash = (hash ^ (unsigned char)*v) * 0x100000001b3ULL;
-		hash = (hash ^ 0x1f) * 0x100000001b3ULL;
-	}
-	hash = (hash ^ 0x1e) * 0x100000001b3ULL;
-	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
-		 "('version','2'),('checksum','%016llx')", (unsigned long long)hash);
-	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	seal_by_hand(h, vals, 9, "2");
 	sqlite3_close(h);
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
 	assert_int_equal(opt_table_tick(t, 1, m, &p), 0);
@@ -291,19 +300,10 @@ static void test_opt_inputs_version1_file_loads(void **state)
 		"INSERT INTO models VALUES('R','fw','write','bw','line','[-1,100]','[]','{}');",
 		NULL, NULL, NULL), SQLITE_OK);
 	{
-		const char *vals[] = { "R", "fw", "write", "bw", "line", "[-1,100]", "[]", "{}" };
-		uint64_t hash = 0xcbf29ce484222325ULL;
-		char sql[160];
+		static const char *const vals[] = { "R", "fw", "write", "bw", "line", "[-1,100]",
+						    "[]", "{}" };
 
-		for (int c = 0; c < 8; c++) {
-			for (const char *s = vals[c]; *s; s++)
-				hash = (hash ^ (unsigned char)*s) * 0x100000001b3ULL;
-			hash = (hash ^ 0x1f) * 0x100000001b3ULL;
-		}
-		hash = (hash ^ 0x1e) * 0x100000001b3ULL;
-		snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('format','scalacn-model'),"
-			 "('version','1'),('checksum','%016llx')", (unsigned long long)hash);
-		assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+		seal_by_hand(h, vals, 8, "1");
 	}
 	sqlite3_close(h);
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
