@@ -22,17 +22,20 @@
 static bool overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->flow[f] ^ b->flow[f]) & a->mask->w[f] & b->mask->w[f])
+		if ((opt_hdr_get(&a->flow, f) ^ opt_hdr_get(&b->flow, f)) & a->mask->w[f] &
+		    b->mask->w[f])
 			return false;
 	return true;
 }
 
 /* Add DELTA to the count of the pair (A, R) if they overlap: A's mask must precede R's if A
- * is preferred, R's mask A's otherwise. */
+ * is preferred, R's mask A's otherwise. A count that reaches OPT_PAIRS_SAT stays there (more
+ * than 4 billion pairs of two masks: a precedence edge kept until a mask goes, which can
+ * only order masks more strictly than needed, never classify wrongly). */
 static void count_pair(struct opt_table *t, const struct orule *a, const struct orule *r,
 		       int delta)
 {
-	uint64_t *c, old;
+	uint32_t *c, old;
 
 	if (!overlap(a, r))
 		return;
@@ -41,8 +44,13 @@ static void count_pair(struct opt_table *t, const struct orule *a, const struct 
 	else
 		c = &t->pairs[(size_t)r->mask->slot * t->slot_cap + a->mask->slot];
 	old = *c;
-	assert(delta > 0 || old >= (uint64_t)-delta);
-	*c = delta > 0 ? old + (uint64_t)delta : old - (uint64_t)-delta;
+	if (old == OPT_PAIRS_SAT)
+		return;
+	assert(delta > 0 || old >= (uint32_t)-delta);
+	if (delta > 0)
+		*c = old > OPT_PAIRS_SAT - (uint32_t)delta ? OPT_PAIRS_SAT : old + (uint32_t)delta;
+	else
+		*c = old - (uint32_t)-delta;
 	if ((old == 0) != (*c == 0)) /* a precedence edge appeared or vanished */
 		t->flags_stale = true;
 }
@@ -146,7 +154,7 @@ bool opt_hyper_shadowed_by(const struct opt_table *t, const struct orule *r,
 	const struct orule *s;
 
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		k[f] = r->flow[f] & m->w[f];
+		k[f] = opt_hdr_get(&r->flow, f) & m->w[f];
 	s = opt_key_lookup(t, m, k);
 	return s && s != r && opt_rule_less(s, r);
 }

@@ -15,9 +15,70 @@
 #define OPT_PRIO_GAP 64      /* gap left between appended / renumbered masks */
 #define OPT_PRIO_MAX 65535
 #define OPT_PRIO_COMPACT_AT (OPT_PRIO_MAX - 16 * OPT_PRIO_GAP) /* re-spread beyond this */
+#define OPT_PAIRS_SAT UINT32_MAX /* a pair count this high stays (opt_layout.c count_pair) */
 #define OPT_DENSE_RULES 9    /* a mask that reaches this many rules shapes the anchor */
 
 struct omask;
+
+/* A header as a rule stores it (56 bytes instead of 104): each field's low 32 bits, and bits
+ * 32..47 of the two MACs; every header stored fits (opt_hdr_fits: a MAC in 48 bits, any other
+ * field in 32), so opt_hdr_get gives back the value exactly. */
+struct ohdr {
+	uint32_t lo[OPT_F_COUNT];
+	uint16_t mac_hi[2];     /* OPT_F_ETH_SRC, OPT_F_ETH_DST */
+};
+
+/* The largest value field F can hold. */
+static inline uint64_t opt_field_max(int f)
+{
+	return f == OPT_F_ETH_SRC || f == OPT_F_ETH_DST ? 0xffffffffffffULL : 0xffffffffULL;
+}
+
+/* Does every value of V fit its field (so a rule can store it)? */
+static inline bool opt_hdr_fits(const uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if (v[f] > opt_field_max(f))
+			return false;
+	return true;
+}
+
+/* Field F of H. */
+static inline uint64_t opt_hdr_get(const struct ohdr *h, int f)
+{
+	uint64_t v = h->lo[f];
+
+	if (f == OPT_F_ETH_SRC)
+		v |= (uint64_t)h->mac_hi[0] << 32;
+	else if (f == OPT_F_ETH_DST)
+		v |= (uint64_t)h->mac_hi[1] << 32;
+	return v;
+}
+
+/* H := V (V must fit: opt_hdr_fits). */
+static inline void opt_hdr_set(struct ohdr *h, const uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		h->lo[f] = (uint32_t)v[f];
+	h->mac_hi[0] = (uint16_t)(v[OPT_F_ETH_SRC] >> 32);
+	h->mac_hi[1] = (uint16_t)(v[OPT_F_ETH_DST] >> 32);
+}
+
+/* V := H, every field. */
+static inline void opt_hdr_load(const struct ohdr *h, uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		v[f] = opt_hdr_get(h, f);
+}
+
+/* Is H the header V (every field)? */
+static inline bool opt_hdr_equal(const struct ohdr *h, const uint64_t v[OPT_F_COUNT])
+{
+	for (int f = 0; f < OPT_F_COUNT; f++)
+		if (opt_hdr_get(h, f) != v[f])
+			return false;
+	return true;
+}
 
 /*
  * A rule as stored. Invariants: win_sum == sum of ring[];
@@ -46,9 +107,9 @@ struct orule {
 	struct orule *hy_next;  /* chain in the hyper hash */
 	struct orule *an_next;  /* chain in the anchor hash (overlap candidates) */
 	/* The rule's header: its values on the mask's bits (v = flow & mask->w, opt_rule_v) and,
-	 * once seen, the microflow's on the rest (the hyper key); one array for both, since
-	 * every flow recorded matches the rule. */
-	uint64_t flow[OPT_F_COUNT];
+	 * once seen, the microflow's on the rest (the hyper key); one header for both, since
+	 * every flow recorded matches the rule. Read it with opt_hdr_get / opt_hdr_load. */
+	struct ohdr flow;
 	uint32_t ring[];        /* t->ring_len buckets of t->bucket_s seconds */
 };
 
@@ -112,7 +173,7 @@ struct opt_table {
 	uint64_t anchor[OPT_F_COUNT];
 	struct omask **order, **by_slot;
 	uint32_t n_masks, next_mask_id;
-	uint64_t *pairs;        /* slot_cap x slot_cap overlap counts */
+	uint32_t *pairs;        /* slot_cap x slot_cap overlap counts (OPT_PAIRS_SAT: sticky) */
 	uint32_t hyper_n;
 	bool flags_stale;       /* a pairs[] entry crossed zero since opt_update_flags */
 	uint64_t now;           /* latest time seen */
@@ -148,14 +209,14 @@ static inline bool opt_prec(const struct opt_table *t, uint32_t a, uint32_t b)
 static inline void opt_rule_v(const struct orule *r, uint64_t v[OPT_F_COUNT])
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		v[f] = r->flow[f] & r->mask->w[f];
+		v[f] = opt_hdr_get(&r->flow, f) & r->mask->w[f];
 }
 
 /* Does rule S match header H? */
 static inline bool opt_matches(const struct orule *s, const uint64_t *h)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if (((h[f] ^ s->flow[f]) & s->mask->w[f]) != 0)
+		if (((h[f] ^ opt_hdr_get(&s->flow, f)) & s->mask->w[f]) != 0)
 			return false;
 	return true;
 }

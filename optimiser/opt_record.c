@@ -40,13 +40,13 @@ static int count_flow(struct opt_table *t, struct orule *r, const struct opt_pkt
 	if (!pkt)
 		return -EINVAL;
 	/* the flow seen before matched the rule, so the same header needs no check again */
-	same = r->flow_seen && memcmp(r->flow, pkt->v, sizeof(r->flow)) == 0;
-	if (!same && !opt_matches(r, pkt->v))
+	same = r->flow_seen && opt_hdr_equal(&r->flow, pkt->v);
+	if (!same && (!opt_matches(r, pkt->v) || !opt_hdr_fits(pkt->v)))
 		return -EINVAL;
 	opt_rule_advance(t, r, now < t->now ? t->now : now);
 	fresh = !r->flow_seen || (r->win_sum == 0 && !r->in_hyper);
 	if (fresh) {
-		memcpy(r->flow, pkt->v, sizeof(r->flow));
+		opt_hdr_set(&r->flow, pkt->v);
 		r->flow_seen = r->flow_single = true;
 	} else if (packets && !same) {
 		r->flow_single = false; /* several microflows: a copy would miss some */
@@ -90,8 +90,7 @@ static void fetch_rule(const struct opt_table *t, const struct opt_count *c, uin
 		return;
 	__builtin_prefetch(r, 1);
 	__builtin_prefetch((const char *)r + 63, 1);
-	__builtin_prefetch(r->flow, 0); /* its values are read only when the header changed */
-	__builtin_prefetch((const char *)r->flow + 64, 0);
+	__builtin_prefetch(&r->flow, 0); /* its values are read only when the header changed */
 	__builtin_prefetch(&r->ring[(now / t->bucket_s) % t->ring_len], 1);
 	if (c->pkt) {
 		__builtin_prefetch(c->pkt, 0);
@@ -135,6 +134,6 @@ int opt_table_get_flow(const struct opt_table *t, uint32_t id, struct opt_pkt *o
 	if (!r->flow_single)
 		return -ENODATA;
 	if (out)
-		memcpy(out->v, r->flow, sizeof(out->v));
+		opt_hdr_load(&r->flow, out->v);
 	return 0;
 }

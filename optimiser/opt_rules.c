@@ -31,7 +31,7 @@ static int grow_slots(struct opt_table *t)
 {
 	uint32_t nc = t->slot_cap ? t->slot_cap * 2 : 16;
 	struct omask **bs, **order;
-	uint64_t *np;
+	uint32_t *np;
 
 	if (nc > t->cfg.max_masks)
 		nc = t->cfg.max_masks;
@@ -165,24 +165,42 @@ void opt_remove_mask(struct opt_table *t, struct omask *m)
 	opt_update_flags(t);
 }
 
+/* A rule needs a non-zero id, known fields and values that fit their fields on its mask
+ * (an IPv4 address in 32 bits, a MAC in 48, any other field in 32: opt_field_max). */
 static bool rule_valid(const struct opt_rule *r)
 {
+	uint64_t w[OPT_F_COUNT];
+
 	if (r->id == 0 || (r->mask.fields & ~OPT_F_ALL))
 		return false;
-	for (int f = 0; f < OPT_F_COUNT; f++)
-		if (opt_field_is_ip((enum opt_field)f) && (r->mask.fields & (1u << f)) &&
-		    r->v[f] > 0xffffffffULL)
+	opt_mask_words(&r->mask, w);
+	for (int f = 0; f < OPT_F_COUNT; f++) {
+		bool used = r->mask.fields & (1u << f);
+
+		if (used && opt_field_is_ip((enum opt_field)f) && r->v[f] > 0xffffffffULL)
 			return false;
+		if ((r->v[f] & w[f]) > opt_field_max(f))
+			return false;
+	}
 	return true;
 }
 
+
+/* Does S match the microflow R's hyper copy holds? */
+static bool hyper_copy_matches(const struct orule *s, const struct orule *r)
+{
+	uint64_t v[OPT_F_COUNT];
+
+	opt_hdr_load(&r->flow, v);
+	return opt_matches(s, v);
+}
 
 /* A new rule S kills hyper copies it is preferred over and overlaps. */
 static void hyper_check_new(struct opt_table *t, const struct orule *s)
 {
 	for (size_t b = 0; t->hyper_n && b < t->hyper.n_buckets; b++)
 		for (struct orule *r = t->hyper.b[b]; r; r = r->hy_next)
-			if (r != s && opt_rule_less(s, r) && opt_matches(s, r->flow))
+			if (r != s && opt_rule_less(s, r) && hyper_copy_matches(s, r))
 				r->hyper_dead = true;
 }
 
@@ -236,6 +254,7 @@ static int insert_rule(struct opt_table *t, struct omask *m, struct orule *r)
 
 int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t now)
 {
+	uint64_t v[OPT_F_COUNT];
 	struct orule *r;
 	struct omask *m;
 	int rc;
@@ -258,7 +277,8 @@ int opt_table_add_rule(struct opt_table *t, const struct opt_rule *in, uint64_t 
 	r->action = in->action;
 	r->mask = m;
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		r->flow[f] = in->v[f] & m->w[f];
+		v[f] = in->v[f] & m->w[f];
+	opt_hdr_set(&r->flow, v);
 	if (m->full)
 		r->flow_seen = r->flow_single = true;
 	r->last_sec = now;

@@ -100,8 +100,10 @@ static uint64_t rule_hash(const struct opt_table *t, const struct orule *r, enum
 
 	if (k == H_ID)
 		return mix(t->cfg_seed ^ r->id);
-	if (k == H_HYPER)
-		return hash_words(t->cfg_seed, 0xffffffffu, r->flow);
+	if (k == H_HYPER) {
+		opt_hdr_load(&r->flow, v);
+		return hash_words(t->cfg_seed, 0xffffffffu, v);
+	}
 	opt_rule_v(r, v);
 	if (k == H_KEY)
 		return hash_words(t->cfg_seed, r->mask->id, v);
@@ -263,7 +265,7 @@ bool opt_rule_less(const struct orule *a, const struct orule *b)
 static bool same_values(const struct orule *r, const uint64_t *k)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((r->flow[f] & r->mask->w[f]) != k[f])
+		if ((opt_hdr_get(&r->flow, f) & r->mask->w[f]) != k[f])
 			return false;
 	return true;
 }
@@ -291,7 +293,7 @@ struct orule *opt_hyper_lookup(const struct opt_table *t, const uint64_t *v)
 		return NULL;
 	r = t->hyper.b[hash_words(t->cfg_seed, 0xffffffffu, v) & (t->hyper.n_buckets - 1)];
 	for (; r; r = r->hy_next)
-		if (!r->hyper_dead && memcmp(r->flow, v, sizeof(r->flow)) == 0)
+		if (!r->hyper_dead && opt_hdr_equal(&r->flow, v))
 			return r;
 	return NULL;
 }

@@ -66,8 +66,10 @@ extern "C" {
 
 /* ---- Header fields and masks ---------------------------------------------------------- */
 /* IP fields (ip_src, ip_dst, tun_src, tun_dst) hold IPv4 addresses in host byte order in the
- * low 32 bits and are matched by prefix; every other field is matched exactly (all 64 bits)
- * or not at all. MAC addresses are the 48-bit value. */
+ * low 32 bits and are matched by prefix; every other field is matched exactly or not at all.
+ * MAC addresses are the 48-bit value; every other field (ports, VNI, ethertype, protocol,
+ * in_port) holds at most 32 bits: a rule or a recorded microflow header with a wider value
+ * is refused (-EINVAL), and a packet carrying one matches no rule that matches the field. */
 enum opt_field {
 	OPT_F_IN_PORT = 0, OPT_F_ETH_SRC, OPT_F_ETH_DST, OPT_F_ETH_TYPE, OPT_F_IP_SRC,
 	OPT_F_IP_DST, OPT_F_IP_PROTO, OPT_F_L4_SRC, OPT_F_L4_DST, OPT_F_TUN_ID, OPT_F_TUN_SRC,
@@ -302,7 +304,7 @@ OPT_API int opt_config_set_input(struct opt_config *cfg, const char *name, doubl
 OPT_API int opt_table_new(const struct opt_config *cfg, struct opt_table **out);
 OPT_API void opt_table_free(struct opt_table *t);
 /* Add a rule: its mask is appended to the end of the cascade when new. NOW (seconds, any
- * monotonic clock) starts the mask's idle timer. -EINVAL bad rule (id 0, IP value > 32 bits),
+ * monotonic clock) starts the mask's idle timer. -EINVAL bad rule (id 0, a value wider than its field),
  * -EEXIST id in use, -ENOSPC too many masks, -ENOMEM. */
 OPT_API int opt_table_add_rule(struct opt_table *t, const struct opt_rule *r, uint64_t now);
 /* Delete a rule and its hyper copy (the agent deletes both from the NIC). -ENOENT. An empty
@@ -313,7 +315,7 @@ OPT_API int opt_table_del_rule(struct opt_table *t, uint32_t id);
 OPT_API int opt_table_record_hits(struct opt_table *t, uint32_t id, uint64_t packets,
 				  uint64_t now);
 /* As opt_table_record_hits, also telling the microflow header PKT that carried the packets
- * (it must match the rule: -EINVAL). Makes wildcarded single-microflow rules hyper-eligible.
+ * (it must match the rule and fit its fields: -EINVAL). Makes wildcarded single-microflow rules hyper-eligible.
  * opt_table_get_flow returns that header (-ENODATA when unknown or not a single flow). */
 OPT_API int opt_table_record_flow(struct opt_table *t, uint32_t id, const struct opt_pkt *pkt,
 				  uint64_t packets, uint64_t now);

@@ -211,8 +211,8 @@ static void test_optimiser_classify_matches_reference(void **state)
 static bool rules_overlap(const struct orule *a, const struct orule *b)
 {
 	for (int f = 0; f < OPT_F_COUNT; f++)
-		if ((a->flow[f] & a->mask->w[f] & b->mask->w[f]) !=
-		    (b->flow[f] & b->mask->w[f] & a->mask->w[f]))
+		if ((opt_hdr_get(&a->flow, f) & a->mask->w[f] & b->mask->w[f]) !=
+		    (opt_hdr_get(&b->flow, f) & b->mask->w[f] & a->mask->w[f]))
 			return false;
 	return true;
 }
@@ -398,11 +398,88 @@ static void test_optimiser_pair_counts_match_recomputation(void **state)
 	free(rules);
 }
 
+/* ---- Header values as stored (56 bytes a rule) ---------------------------------------- */
+
+/* A MAC keeps all 48 bits; a value wider than its field is refused, by add_rule and by
+ * record_flow, and a packet carrying one matches no rule that matches that field. */
+static void test_optimiser_header_widths(void **state)
+{
+	struct opt_table *t = new_table(16, 2, 100000);
+	struct opt_rule r = exact_rule(1, 0, 100), wide = exact_rule(2, 0, 200);
+	struct opt_rule port = { .id = 3, .priority = 0, .action = 3 };
+	struct opt_pkt p, got;
+	uint32_t id = 0;
+
+	(void)state;
+	r.v[OPT_F_ETH_SRC] = 0xfedcba987654ULL;
+	r.v[OPT_F_ETH_DST] = 0xffffffffffffULL;
+	assert_int_equal(opt_table_add_rule(t, &r, 0), 0);
+	p = pkt_of(&r);
+	assert_int_equal(opt_table_classify(t, &p, &id, NULL), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(opt_table_get_flow(t, 1, &got), 0);
+	assert_memory_equal(got.v, r.v, sizeof(got.v));
+	wide.v[OPT_F_ETH_SRC] = 1ULL << 48;
+	assert_int_equal(opt_table_add_rule(t, &wide, 0), -EINVAL);
+	wide = exact_rule(2, 0, 200);
+	wide.v[OPT_F_TUN_ID] = 1ULL << 32;
+	assert_int_equal(opt_table_add_rule(t, &wide, 0), -EINVAL);
+	/* in_port only: the other fields are not matched, so any value there is no error */
+	port.mask.fields = 1u << OPT_F_IN_PORT;
+	port.v[OPT_F_IN_PORT] = 7;
+	port.v[OPT_F_L4_DST] = 1ULL << 40;
+	assert_int_equal(opt_table_add_rule(t, &port, 0), 0);
+	memset(&p, 0, sizeof(p));
+	p.v[OPT_F_IN_PORT] = 7;
+	assert_int_equal(opt_table_record_flow(t, 3, &p, 5, 1), 0);
+	p.v[OPT_F_L4_DST] = 1ULL << 40; /* matches, but no rule can hold the header */
+	assert_int_equal(opt_table_record_flow(t, 3, &p, 5, 1), -EINVAL);
+	p.v[OPT_F_L4_DST] = 0;
+	p.v[OPT_F_IN_PORT] = 7 | (1ULL << 32); /* the same low 32 bits: not port 7 */
+	assert_int_equal(opt_table_classify(t, &p, &id, NULL), -ENOENT);
+	opt_table_free(t);
+}
+
+/* A pair count that reaches its ceiling stays there (the precedence edge is kept) instead of
+ * wrapping, and deleting rules never takes it below. */
+static void test_optimiser_pair_count_saturates(void **state)
+{
+	struct opt_table *t = new_table(16, 2, 100000);
+	struct opt_rule a = { .id = 1, .priority = 0, .action = 1 };
+	struct opt_rule b = a, c = a;
+	uint32_t *cnt;
+
+	(void)state;
+	a.mask.fields = 1u << OPT_F_IN_PORT;       /* in_port 1, preferred */
+	a.v[OPT_F_IN_PORT] = 1;
+	b.mask.fields = 1u << OPT_F_L4_DST;        /* overlaps a: in_port 1, l4_dst 80 */
+	b.v[OPT_F_L4_DST] = 80;
+	b.id = 2;
+	b.priority = 1;
+	c = b;
+	c.id = 3;
+	c.v[OPT_F_L4_DST] = 443;
+	assert_int_equal(opt_table_add_rule(t, &a, 0), 0);
+	assert_int_equal(opt_table_add_rule(t, &b, 0), 0);
+	cnt = &t->pairs[(size_t)opt_find_rule(t, 1)->mask->slot * t->slot_cap +
+			opt_find_rule(t, 2)->mask->slot];
+	assert_int_equal(*cnt, 1);
+	*cnt = OPT_PAIRS_SAT - 1; /* as if 4 billion overlapping pairs were counted */
+	assert_int_equal(opt_table_add_rule(t, &c, 0), 0);
+	assert_true(*cnt == OPT_PAIRS_SAT);
+	assert_int_equal(opt_table_del_rule(t, 3), 0);
+	assert_int_equal(opt_table_del_rule(t, 2), 0);
+	assert_true(*cnt == OPT_PAIRS_SAT);
+	opt_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_optimiser_classify_matches_reference),
 		cmocka_unit_test(test_optimiser_pair_counts_match_recomputation),
+		cmocka_unit_test(test_optimiser_header_widths),
+		cmocka_unit_test(test_optimiser_pair_count_saturates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
