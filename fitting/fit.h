@@ -28,6 +28,11 @@
  *   (s(x) = 1 - (e/x)^p past the corner e = x0 - q*y, else 0: the share spilled to a slow
  *   path past a capacity the other input shares, a hard corner; rates mix harmonically,
  *   latencies add; fit_forms_spill.c)
+ *   spillt2, spillt2y, lspillt2, lspillt2y; spillct2, spillct2y, lspillct2, lspillct2y:
+ *   the spill and spillc forms with the table share s(x) = 1 - clip(A (w/x - 1), 0, 1)
+ *   past e (the flows whose rules come after what the table keeps: complete at w, a jump
+ *   at the corner when A (w/e - 1) < 1), the slow load s (x/w)^g; parameters x0 w q g A in
+ *   place of x0 p q g (fit_spill_path.c)
  *
  *   cache2    2       L / smax(1, c + v(x)(k1 + u*m), c + v(y)(k2 + u*m))  L c k1 k2 u a b s
  *   (all > 0; v as below: the probes; m = 1 - 1/(a*x + b*y) past a*x + b*y = 1, else
@@ -112,7 +117,7 @@
 
 #include "common/scn_error.h"
 
-#define FIT_MAX_PARAMS 11
+#define FIT_MAX_PARAMS 12
 #define FIT_MAX_INPUTS 2
 
 enum fit_form {
@@ -140,6 +145,14 @@ enum fit_form {
 	FIT_LSPILLC2Y,
 	FIT_WALKC2,
 	FIT_CAPC2,
+	FIT_SPILLT2,
+	FIT_SPILLT2Y,
+	FIT_LSPILLT2,
+	FIT_LSPILLT2Y,
+	FIT_SPILLCT2,
+	FIT_SPILLCT2Y,
+	FIT_LSPILLCT2,
+	FIT_LSPILLCT2Y,
 	FIT_FORM_COUNT
 };
 

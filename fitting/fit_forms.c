@@ -67,6 +67,31 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 	[FIT_CAPC2] = { FIT_CAPC2, "capc2",
 			"L / smax(1, c + (k1*x + k2*y)*(1 + u*m)), m = 1 - r/(x + y) past r", 6, 2,
 			false, { "L", "c", "k1", "k2", "u", "r" } },
+	[FIT_SPILLT2] = { FIT_SPILLT2, "spillt2", "1 / ((1-s(x)) smax(1, c + k*y) / L + l(x) / S)",
+			  9, 2, false, { "L", "c", "k", "S", "x0", "w", "q", "g", "A" } },
+	[FIT_SPILLT2Y] = { FIT_SPILLT2Y, "spillt2y",
+			   "1 / ((1-s(y)) smax(1, c + k*x) / L + l(y) / S)", 9, 2, false,
+			   { "L", "c", "k", "S", "x0", "w", "q", "g", "A" } },
+	[FIT_LSPILLT2] = { FIT_LSPILLT2, "lspillt2", "a + b*y + D*l(x)", 8, 2, false,
+			   { "a", "b", "D", "x0", "w", "q", "g", "A" } },
+	[FIT_LSPILLT2Y] = { FIT_LSPILLT2Y, "lspillt2y", "a + b*x + D*l(y)", 8, 2, false,
+			    { "a", "b", "D", "x0", "w", "q", "g", "A" } },
+	[FIT_SPILLCT2] = { FIT_SPILLCT2, "spillct2",
+			   "1 / ((1-s(x)) smax(1, c + k*P*(1 + u*m)) / L + l(x) / S), "
+			   "P = 3x (1 - exp(-y/(3x))), m = 1 - min(1, r/y) min(1, Q/x)", 12, 2,
+			   false, { "L", "c", "k", "u", "r", "Q", "S", "x0", "w", "q", "g", "A" } },
+	[FIT_SPILLCT2Y] = { FIT_SPILLCT2Y, "spillct2y",
+			    "1 / ((1-s(y)) smax(1, c + k*P*(1 + u*m)) / L + l(y) / S), "
+			    "P = 3y (1 - exp(-x/(3y))), m = 1 - min(1, r/x) min(1, Q/y)", 12, 2,
+			    false, { "L", "c", "k", "u", "r", "Q", "S", "x0", "w", "q", "g", "A" } },
+	[FIT_LSPILLCT2] = { FIT_LSPILLCT2, "lspillct2",
+			    "a + b*P*(1 + u*m) + D*l(x), P = 3x (1 - exp(-y/(3x))), "
+			    "m = 1 - min(1, r/y) min(1, Q/x)", 11, 2, false,
+			    { "a", "b", "u", "r", "Q", "D", "x0", "w", "q", "g", "A" } },
+	[FIT_LSPILLCT2Y] = { FIT_LSPILLCT2Y, "lspillct2y",
+			     "a + b*P*(1 + u*m) + D*l(y), P = 3y (1 - exp(-x/(3y))), "
+			     "m = 1 - min(1, r/x) min(1, Q/y)", 11, 2, false,
+			     { "a", "b", "u", "r", "Q", "D", "x0", "w", "q", "g", "A" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -126,6 +151,35 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 			 { false, false, false, true, true }, false },
 	[FIT_CAPC2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_ONE, FIT_U_X },
 			{ true, true, true, true, true, true }, false },
+	/* the table share's block: x0 w q g A (w where every flow has spilled) */
+	[FIT_SPILLT2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_X, FIT_U_ONE,
+			    FIT_U_ONE, FIT_U_ONE },
+			  { true, true, true, true, true, true, true, true, true }, false },
+	[FIT_SPILLT2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_Y, FIT_U_X, FIT_U_X,
+			     FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
+			   { true, true, true, true, true, true, true, true, true }, false },
+	[FIT_LSPILLT2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_X, FIT_U_ONE,
+			     FIT_U_ONE, FIT_U_ONE },
+			   { false, false, true, true, true, true, true, true }, false },
+	[FIT_LSPILLT2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_Y, FIT_U_X, FIT_U_X, FIT_U_ONE,
+			      FIT_U_ONE, FIT_U_ONE },
+			    { false, false, true, true, true, true, true, true }, false },
+	[FIT_SPILLCT2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X,
+			     FIT_U_Y, FIT_U_X, FIT_U_X, FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
+			   { true, true, true, true, true, true, true, true, true, true, true,
+			     true }, false },
+	[FIT_SPILLCT2Y] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_ONE, FIT_U_X, FIT_U_X,
+			      FIT_U_Y, FIT_U_X, FIT_U_X, FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
+			    { true, true, true, true, true, true, true, true, true, true, true,
+			      true }, false },
+	[FIT_LSPILLCT2] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y,
+			      FIT_U_X, FIT_U_X, FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
+			    { false, false, true, true, true, true, true, true, true, true, true },
+			    false },
+	[FIT_LSPILLCT2Y] = { { FIT_U_Y, FIT_U_YPERX, FIT_U_ONE, FIT_U_X, FIT_U_X, FIT_U_Y,
+			       FIT_U_X, FIT_U_X, FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
+			     { false, false, true, true, true, true, true, true, true, true,
+			       true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -210,12 +264,20 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_SPILL2:
 	case FIT_SPILL2Y:
 	case FIT_LSPILL2:
-	case FIT_LSPILL2Y: return fit_spill_eval(form, p, in);
+	case FIT_LSPILL2Y:
+	case FIT_SPILLT2:
+	case FIT_SPILLT2Y:
+	case FIT_LSPILLT2:
+	case FIT_LSPILLT2Y: return fit_spill_eval(form, p, in);
 	case FIT_CACHE2: return fit_cache_eval(form, p, in);
 	case FIT_SPILLC2:
 	case FIT_SPILLC2Y:
 	case FIT_LSPILLC2:
-	case FIT_LSPILLC2Y: return fit_spillc_eval(form, p, in);
+	case FIT_LSPILLC2Y:
+	case FIT_SPILLCT2:
+	case FIT_SPILLCT2Y:
+	case FIT_LSPILLCT2:
+	case FIT_LSPILLCT2Y: return fit_spillc_eval(form, p, in);
 	case FIT_WALKC2: return fit_walkc_eval(form, p, in);
 	case FIT_CAPC2: return fit_capc_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
@@ -281,12 +343,20 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_SPILL2:
 	case FIT_SPILL2Y:
 	case FIT_LSPILL2:
-	case FIT_LSPILL2Y: fit_spill_grad(form, p, in, g); return;
+	case FIT_LSPILL2Y:
+	case FIT_SPILLT2:
+	case FIT_SPILLT2Y:
+	case FIT_LSPILLT2:
+	case FIT_LSPILLT2Y: fit_spill_grad(form, p, in, g); return;
 	case FIT_CACHE2: fit_cache_grad(form, p, in, g); return;
 	case FIT_SPILLC2:
 	case FIT_SPILLC2Y:
 	case FIT_LSPILLC2:
-	case FIT_LSPILLC2Y: fit_spillc_grad(form, p, in, g); return;
+	case FIT_LSPILLC2Y:
+	case FIT_SPILLCT2:
+	case FIT_SPILLCT2Y:
+	case FIT_LSPILLCT2:
+	case FIT_LSPILLCT2Y: fit_spillc_grad(form, p, in, g); return;
 	case FIT_WALKC2: fit_walkc_grad(form, p, in, g); return;
 	case FIT_CAPC2: fit_capc_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
@@ -388,6 +458,10 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_SPILL2Y:
 	case FIT_LSPILL2:
 	case FIT_LSPILL2Y:
+	case FIT_SPILLT2:
+	case FIT_SPILLT2Y:
+	case FIT_LSPILLT2:
+	case FIT_LSPILLT2Y:
 		fit_spill_guess(form, n, x, y, p);
 		return;
 	case FIT_CACHE2:
@@ -397,6 +471,10 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 	case FIT_SPILLC2Y:
 	case FIT_LSPILLC2:
 	case FIT_LSPILLC2Y:
+	case FIT_SPILLCT2:
+	case FIT_SPILLCT2Y:
+	case FIT_LSPILLCT2:
+	case FIT_LSPILLCT2Y:
 		fit_spillc_guess(form, n, x, y, p);
 		return;
 	case FIT_WALKC2:

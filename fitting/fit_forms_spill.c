@@ -16,6 +16,9 @@
  * and spill2y / lspill2y with x and y swapped. Unlike cliff2's logistic, the corner is
  * sharp and the fall beyond it need not end on a plateau. The start puts x0 at the level
  * before the largest change of the response along the spilling input.
+ * spillt2, spillt2y, lspillt2, lspillt2y are the same with the table share (the flows
+ * past what a table keeps, fit_spill_path.c): [.., x0, w, q, g, A] in place of
+ * [.., x0, p, q, g]; their corner starts in the middle of the gap after that level.
  */
 #include <math.h>
 
@@ -23,7 +26,17 @@
 
 static bool swapped(enum fit_form f)
 {
-	return f == FIT_SPILL2Y || f == FIT_LSPILL2Y;
+	return f == FIT_SPILL2Y || f == FIT_LSPILL2Y || f == FIT_SPILLT2Y || f == FIT_LSPILLT2Y;
+}
+
+static bool latency(enum fit_form f)
+{
+	return f == FIT_LSPILL2 || f == FIT_LSPILL2Y || f == FIT_LSPILLT2 || f == FIT_LSPILLT2Y;
+}
+
+bool fit_spill_table(enum fit_form f)
+{
+	return (f >= FIT_SPILLT2 && f <= FIT_LSPILLCT2Y);
 }
 
 /* Inputs of FORM as (spilling input, walk input). */
@@ -31,38 +44,6 @@ static void split(enum fit_form f, const double in[2], double *c, double *d)
 {
 	*c = swapped(f) ? in[1] : in[0];
 	*d = swapped(f) ? in[0] : in[1];
-}
-
-double fit_spill_share(double c, double d, const double *p, double *g)
-{
-	double e = p[0] - p[2] * d, r, w;
-
-	g[0] = g[1] = g[2] = 0;
-	if (!(c > e) || !(e > 0))
-		return 0;
-	r = e / c;
-	w = pow(r, p[1]);
-	g[0] = -p[1] * w / e;
-	g[1] = -w * log(r);
-	g[2] = -g[0] * d;
-	return 1 - w;
-}
-
-double fit_spill_load(double c, double d, const double *p, double s, const double *gs,
-		      double *gl)
-{
-	double e = p[0] - p[2] * d, t, lr;
-
-	gl[0] = gl[1] = gl[2] = gl[3] = 0;
-	if (!(c > e) || !(e > 0))
-		return 0;
-	lr = log(c / e);
-	t = exp(p[3] * lr);
-	gl[0] = gs[0] * t - s * t * p[3] / e;
-	gl[1] = gs[1] * t;
-	gl[2] = gs[2] * t + s * t * p[3] * d / e;
-	gl[3] = s * t * lr;
-	return s * t;
 }
 
 double fit_smax1(double t, double *dm)
@@ -81,52 +62,55 @@ double fit_smax1(double t, double *dm)
 
 double fit_spill_eval(enum fit_form f, const double *p, const double in[2])
 {
-	double c, d, g[3], gl[4], m, dm, s;
+	struct fit_spill_path sp;
+	double c, d, m, dm;
 
 	split(f, in, &c, &d);
-	if (f == FIT_LSPILL2 || f == FIT_LSPILL2Y) {
-		s = fit_spill_share(c, d, p + 3, g);
-		return p[0] + p[1] * d + p[2] * fit_spill_load(c, d, p + 3, s, g, gl);
+	if (latency(f)) {
+		fit_spill_path(fit_spill_table(f), c, d, p + 3, &sp);
+		return p[0] + p[1] * d + p[2] * sp.l;
 	}
-	s = fit_spill_share(c, d, p + 4, g);
+	fit_spill_path(fit_spill_table(f), c, d, p + 4, &sp);
 	m = fit_smax1(p[1] + p[2] * d, &dm);
-	return 1 / ((1 - s) * m / p[0] + fit_spill_load(c, d, p + 4, s, g, gl) / p[3]);
+	return 1 / ((1 - sp.s) * m / p[0] + sp.l / p[3]);
 }
 
 void fit_spill_grad(enum fit_form f, const double *p, const double in[2], double *g)
 {
-	double c, d, gs[3], gl[4], dm, m, s, l, den, k;
+	struct fit_spill_path sp;
+	double c, d, dm, m, den, k;
 
 	split(f, in, &c, &d);
-	if (f == FIT_LSPILL2 || f == FIT_LSPILL2Y) {
-		s = fit_spill_share(c, d, p + 3, gs);
+	if (latency(f)) {
+		fit_spill_path(fit_spill_table(f), c, d, p + 3, &sp);
 		g[0] = 1;
 		g[1] = d;
-		g[2] = fit_spill_load(c, d, p + 3, s, gs, gl);
-		for (int j = 0; j < 4; j++)
-			g[3 + j] = p[2] * gl[j];
+		g[2] = sp.l;
+		for (size_t j = 0; j < sp.n; j++)
+			g[3 + j] = p[2] * sp.gl[j];
 		return;
 	}
-	s = fit_spill_share(c, d, p + 4, gs);
-	l = fit_spill_load(c, d, p + 4, s, gs, gl);
+	fit_spill_path(fit_spill_table(f), c, d, p + 4, &sp);
 	m = fit_smax1(p[1] + p[2] * d, &dm);
-	den = (1 - s) * m / p[0] + l / p[3];
+	den = (1 - sp.s) * m / p[0] + sp.l / p[3];
 	k = -1 / (den * den); /* d value / d den */
-	g[0] = k * -(1 - s) * m / (p[0] * p[0]);
-	g[1] = k * (1 - s) * dm / p[0];
+	g[0] = k * -(1 - sp.s) * m / (p[0] * p[0]);
+	g[1] = k * (1 - sp.s) * dm / p[0];
 	g[2] = g[1] * d;
-	g[3] = k * -l / (p[3] * p[3]);
-	for (int j = 0; j < 3; j++)
-		g[4 + j] = k * (gl[j] / p[3] - gs[j] * m / p[0]);
-	g[7] = k * gl[3] / p[3];
+	g[3] = k * -sp.l / (p[3] * p[3]);
+	for (size_t j = 0; j < sp.n; j++)
+		g[4 + j] = k * (sp.gl[j] / p[3] - sp.gs[j] * m / p[0]);
 }
 
 /* The level of the spilling input before the largest change in the mean response from one
- * of its levels to the next (levels in ascending order). */
-static double corner_guess(size_t n, const double (*x)[2], const double *y, int ci)
+ * of its levels to the next (levels in ascending order), and the level after it (*AFTER,
+ * 0 when there is none). */
+static double corner_guess(size_t n, const double (*x)[2], const double *y, int ci,
+			   double *after)
 {
 	double prev = -INFINITY, prev_mean = NAN, best = -1, at = 0;
 
+	*after = 0;
 	for (;;) {
 		double lvl = INFINITY, sum = 0;
 		size_t cnt = 0;
@@ -144,31 +128,52 @@ static double corner_guess(size_t n, const double (*x)[2], const double *y, int 
 		if (isfinite(prev_mean) && fabs(sum / cnt - prev_mean) > best) {
 			best = fabs(sum / cnt - prev_mean);
 			at = prev;
+			*after = lvl;
 		}
 		prev = lvl;
 		prev_mean = sum / cnt;
 	}
 }
 
+/* The table share's corner starts in the geometric middle of the gap with the largest
+ * change (it does not move inside a gap), the power share's at the level before it. */
+static double corner_start(enum fit_form f, size_t n, const double (*x)[2], const double *y)
+{
+	double after, at = corner_guess(n, x, y, swapped(f) ? 1 : 0, &after);
+
+	return fit_spill_table(f) && at > 0 && after > at ? sqrt(at * after) : at;
+}
+
+/* The last parameters of a spill block after x0 (at P): the power share's p or the table
+ * share's w, then q, g, and the table's A. */
+static void block_start(enum fit_form f, double x0, double top, double *p)
+{
+	bool table = fit_spill_table(f);
+
+	p[0] = table ? FIT_SPILL_TABLE_REACH * x0 : 2;
+	p[1] = 1e-3 * x0 / (top > 0 ? top : 1);
+	p[2] = FIT_SPILL_GROWTH_START;
+	if (table)
+		p[3] = 1;
+}
+
 void fit_spill_guess(enum fit_form f, size_t n, const double (*x)[2], const double *y,
 		     double *p)
 {
 	int ci = swapped(f) ? 1 : 0;
-	double hi = 0, lo = INFINITY, top = 0, x0 = corner_guess(n, x, y, ci);
+	double hi = 0, lo = INFINITY, top = 0, x0 = corner_start(f, n, x, y);
 
 	for (size_t i = 0; i < n; i++) {
 		hi = fmax(hi, y[i]);
 		lo = fmin(lo, y[i]);
 		top = fmax(top, x[i][1 - ci]);
 	}
-	if (f == FIT_LSPILL2 || f == FIT_LSPILL2Y) {
+	if (latency(f)) {
 		p[0] = lo;
 		p[1] = 0;
 		p[2] = hi > lo ? hi - lo : 1.0;
 		p[3] = x0 > 0 ? x0 : 1.0;
-		p[4] = 2;
-		p[5] = 1e-3 * p[3] / (top > 0 ? top : 1);
-		p[6] = FIT_SPILL_GROWTH_START;
+		block_start(f, p[3], top, p + 4);
 		return;
 	}
 	p[0] = hi > 0 ? hi : 1.0;
@@ -176,7 +181,5 @@ void fit_spill_guess(enum fit_form f, size_t n, const double (*x)[2], const doub
 	p[2] = top > 0 ? 1.0 / top : 1.0;
 	p[3] = lo > 0 ? lo : 0.1 * p[0];
 	p[4] = x0 > 0 ? x0 : 1.0;
-	p[5] = 2;
-	p[6] = 1e-3 * p[4] / (top > 0 ? top : 1);
-	p[7] = FIT_SPILL_GROWTH_START;
+	block_start(f, p[4], top, p + 5);
 }

@@ -16,7 +16,8 @@
  *           (f/e)^g (as spill2)
  *   spillc2    1 / ((1 - s) smax(1, T) / L + l / S)      [L, c, k, u, r, Q, S, x0, p, q, g]
  *   lspillc2   a + b P (1 + u m) + D l                   [a, b, u, r, Q, D, x0, p, q, g]
- * spillc2y / lspillc2y take the flows as y. Below both capacities (m = 0) and with no spill
+ * spillc2y / lspillc2y take the flows as y; spillct2 ... are the same with the table share
+ * (fit_spill_path.c: [.., x0, w, q, g, A]). Below both capacities (m = 0) and with no spill
  * they are the cap / walk forms in the masks. P and T are homogeneous in (f, w): the forms
  * are fitted on scaled inputs like spill2. The start takes spill2's corner and puts the
  * cache's capacities at the middle of the inputs' ranges.
@@ -27,12 +28,14 @@
 
 static bool swapped(enum fit_form f)
 {
-	return f == FIT_SPILLC2Y || f == FIT_LSPILLC2Y;
+	return f == FIT_SPILLC2Y || f == FIT_LSPILLC2Y || f == FIT_SPILLCT2Y ||
+	       f == FIT_LSPILLCT2Y;
 }
 
 static bool latency(enum fit_form f)
 {
-	return f == FIT_LSPILLC2 || f == FIT_LSPILLC2Y;
+	return f == FIT_LSPILLC2 || f == FIT_LSPILLC2Y || f == FIT_LSPILLCT2 ||
+	       f == FIT_LSPILLCT2Y;
 }
 
 /* What a walk costs at (flows F, masks W): P (1 + u m) with its derivatives in u, r, Q
@@ -51,54 +54,51 @@ static double walk(double F, double W, const double *p, double *g, double *pr)
 
 double fit_spillc_eval(enum fit_form f, const double *p, const double in[2])
 {
-	double g[3], gl[4], pr, s;
 	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
+	struct fit_spill_path sp;
+	double gw[3], pr, m, dm;
 
 	if (latency(f)) {
-		s = fit_spill_share(F, W, p + 6, g);
-		return p[0] + p[1] * walk(F, W, p + 2, g, &pr) +
-		       p[5] * fit_spill_load(F, W, p + 6, s, g, gl);
+		fit_spill_path(fit_spill_table(f), F, W, p + 6, &sp);
+		return p[0] + p[1] * walk(F, W, p + 2, gw, &pr) + p[5] * sp.l;
 	}
-	s = fit_spill_share(F, W, p + 7, g);
-	double l = fit_spill_load(F, W, p + 7, s, g, gl), dm;
-	double m = fit_smax1(p[1] + p[2] * walk(F, W, p + 3, g, &pr), &dm);
-
-	return 1 / ((1 - s) * m / p[0] + l / p[6]);
+	fit_spill_path(fit_spill_table(f), F, W, p + 7, &sp);
+	m = fit_smax1(p[1] + p[2] * walk(F, W, p + 3, gw, &pr), &dm);
+	return 1 / ((1 - sp.s) * m / p[0] + sp.l / p[6]);
 }
 
 void fit_spillc_grad(enum fit_form f, const double *p, const double in[2], double *g)
 {
 	double F = swapped(f) ? in[1] : in[0], W = swapped(f) ? in[0] : in[1];
-	double gw[3], gs[3], gl[4], pr, wk, s, l, m, dm, den, k;
+	struct fit_spill_path sp;
+	double gw[3], pr, wk, m, dm, den, k, dt;
 
 	if (latency(f)) {
 		wk = walk(F, W, p + 2, gw, &pr);
-		s = fit_spill_share(F, W, p + 6, gs);
+		fit_spill_path(fit_spill_table(f), F, W, p + 6, &sp);
 		g[0] = 1;
 		g[1] = wk;
-		g[5] = fit_spill_load(F, W, p + 6, s, gs, gl);
+		g[5] = sp.l;
 		for (int j = 0; j < 3; j++)
 			g[2 + j] = p[1] * gw[j];
-		for (int j = 0; j < 4; j++)
-			g[6 + j] = p[5] * gl[j];
+		for (size_t j = 0; j < sp.n; j++)
+			g[6 + j] = p[5] * sp.gl[j];
 		return;
 	}
 	wk = walk(F, W, p + 3, gw, &pr);
-	s = fit_spill_share(F, W, p + 7, gs);
-	l = fit_spill_load(F, W, p + 7, s, gs, gl);
+	fit_spill_path(fit_spill_table(f), F, W, p + 7, &sp);
 	m = fit_smax1(p[1] + p[2] * wk, &dm);
-	den = (1 - s) * m / p[0] + l / p[6];
-	k = -1 / (den * den);               /* d value / d den */
-	double dt = k * (1 - s) * dm / p[0]; /* d value / d T */
-	g[0] = k * -(1 - s) * m / (p[0] * p[0]);
+	den = (1 - sp.s) * m / p[0] + sp.l / p[6];
+	k = -1 / (den * den);             /* d value / d den */
+	dt = k * (1 - sp.s) * dm / p[0]; /* d value / d T */
+	g[0] = k * -(1 - sp.s) * m / (p[0] * p[0]);
 	g[1] = dt;
 	g[2] = dt * wk;
-	for (int j = 0; j < 3; j++) {
+	for (int j = 0; j < 3; j++)
 		g[3 + j] = dt * p[2] * gw[j];
-		g[7 + j] = k * (gl[j] / p[6] - gs[j] * m / p[0]);
-	}
-	g[6] = k * -l / (p[6] * p[6]);
-	g[10] = k * gl[3] / p[6];
+	g[6] = k * -sp.l / (p[6] * p[6]);
+	for (size_t j = 0; j < sp.n; j++)
+		g[7 + j] = k * (sp.gl[j] / p[6] - sp.gs[j] * m / p[0]);
 }
 
 /* The middle of the levels of input CI: half-way between its smallest and largest. */
@@ -134,29 +134,37 @@ static void first_line(size_t n, const double (*x)[2], const double *y, int fi, 
 	*a = k > 0 ? (sy - *b * sx) / k : 0;
 }
 
+/* The spill form of F's share whose start F's slow path takes. */
+static enum fit_form spill_base(enum fit_form f)
+{
+	static const enum fit_form base[2][2][2] = {
+		{ { FIT_SPILL2, FIT_SPILL2Y }, { FIT_LSPILL2, FIT_LSPILL2Y } },
+		{ { FIT_SPILLT2, FIT_SPILLT2Y }, { FIT_LSPILLT2, FIT_LSPILLT2Y } },
+	};
+
+	return base[fit_spill_table(f)][latency(f)][swapped(f)];
+}
+
 void fit_spillc_guess(enum fit_form f, size_t n, const double (*x)[2], const double *y,
 		      double *p)
 {
-	enum fit_form base = latency(f) ? (swapped(f) ? FIT_LSPILL2Y : FIT_LSPILL2)
-					: (swapped(f) ? FIT_SPILL2Y : FIT_SPILL2);
 	int fi = swapped(f) ? 1 : 0;
+	size_t nb = fit_spill_table(f) ? 5 : 4; /* the spill block: x0 p|w q g (A) */
 	double sp[FIT_MAX_PARAMS];
 
-	fit_spill_guess(base, n, x, y, sp);
-	if (latency(f)) { /* lspill2: a b D x0 p q */
+	fit_spill_guess(spill_base(f), n, x, y, sp);
+	if (latency(f)) { /* lspill2: a b D x0 .. */
 		first_line(n, x, y, fi, 1 - fi, &p[0], &p[1]);
 		p[1] = fmax(p[1], 1e-6) / 1.5;
 		p[2] = 1;
 		p[3] = middle(n, x, 1 - fi);
 		p[4] = 4 * middle(n, x, fi);
 		p[5] = sp[2];
-		p[6] = sp[3];
-		p[7] = sp[4];
-		p[8] = sp[5];
-		p[9] = sp[6];
+		for (size_t j = 0; j < nb; j++)
+			p[6 + j] = sp[3 + j];
 		return;
 	}
-	/* spill2: L c k S x0 p q */
+	/* spill2: L c k S x0 .. */
 	p[0] = sp[0];
 	p[1] = sp[1];
 	p[2] = sp[2];
@@ -164,8 +172,6 @@ void fit_spillc_guess(enum fit_form f, size_t n, const double (*x)[2], const dou
 	p[4] = middle(n, x, 1 - fi);
 	p[5] = middle(n, x, fi);
 	p[6] = sp[3];
-	p[7] = sp[4];
-	p[8] = sp[5];
-	p[9] = sp[6];
-	p[10] = sp[7];
+	for (size_t j = 0; j < nb; j++)
+		p[7 + j] = sp[4 + j];
 }

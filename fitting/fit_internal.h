@@ -40,25 +40,31 @@ void fit_cliff_grad(enum fit_form form, const double *params, const double in[2]
 void fit_cliff_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
-/* The hard-corner spill forms (spill2, spill2y, lspill2, lspill2y; fit_forms_spill.c). */
+/* The hard-corner spill forms (spill2, spill2y, lspill2, lspill2y and their table-share
+ * twins spillt2 ...; fit_forms_spill.c). */
 double fit_spill_eval(enum fit_form form, const double *params, const double in[2]);
 /* smax(1, t) and its derivative in t: the cap forms' smooth maximum (fit_forms_spill.c). */
 double fit_smax1(double t, double *dm);
 /* smax(1, t1, t2) (p-norm, FIT_CAP_SHARPNESS; a stage t <= 0 counts as 0) and its
  * derivatives in t1, t2 (fit_forms_mech.c). */
 double fit_smax3(double t1, double t2, double *w1, double *w2);
-/* The spilled share at C (D the other input) of a spill with parameters x0, p, q (P[0..2]),
- * its derivatives in them into G[0..2]: 1 - (e/C)^p past e = x0 - q D, else 0. */
-double fit_spill_share(double c, double d, const double *p, double *g);
-/* The slow path's load at C (spilling input) and D: the share s that fit_spill_share gave
- * (its derivatives GS) times (c/e)^g past e, else 0; p = [x0, p, q, g], derivatives into
- * GL[0..3] (fit_forms_spill.c). */
-double fit_spill_load(double c, double d, const double *p, double s, const double *gs,
-		      double *gl);
+/* The slow path of a spill (fit_spill_path.c): the share S of the load past the corner
+ * and the load L it puts on the slow path at C (the spilling input) and D (the other), for
+ * the parameter block P: [x0, p, q, g] with the power share (TABLE false), [x0, w, q, g, A]
+ * with the table share; GS and GL their derivatives in the block's N parameters. */
+struct fit_spill_path {
+	double s, l, gs[5], gl[5];
+	size_t n;
+};
+void fit_spill_path(bool table, double c, double d, const double *p, struct fit_spill_path *o);
+/* Is F one of the spill forms with the table share (spillt2 ..., spillct2 ...)? */
+bool fit_spill_table(enum fit_form f);
 /* Where the slow path's growth exponent g starts: a moderate growth (0.05 left the
  * softplus gradient too flat to move from), which the data take toward 0 where the slow
  * path's cost does not change with what it holds. */
 #define FIT_SPILL_GROWTH_START 0.25
+/* The table share's start: complete at twice the corner, no jump (A = 1). */
+#define FIT_SPILL_TABLE_REACH 2.0
 void fit_spill_grad(enum fit_form form, const double *params, const double in[2], double *g);
 void fit_spill_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);

@@ -21,7 +21,9 @@
 static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "service", "knee",
 					   "cap", "walk", "cliff", "cliffy", "spill", "spilly",
 					   "lspill", "lspilly", "cache", "spillc", "spillcy",
-					   "lspillc", "lspillcy", "walkc", "capc" };
+					   "lspillc", "lspillcy", "walkc", "capc", "spillt",
+					   "spillty", "lspillt", "lspillty", "spillct", "spillcty",
+					   "lspillct", "lspillcty" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -80,6 +82,16 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 				       p[4] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] >= 0.0;
 	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
 	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
+	case OPT_FORM_SPILLT:
+	case OPT_FORM_SPILLTY: return n == 9 && p[3] > 0.0 && opt_spillt_block_ok(p + 4);
+	case OPT_FORM_LSPILLT:
+	case OPT_FORM_LSPILLTY: return n == 8 && opt_spillt_block_ok(p + 3);
+	case OPT_FORM_SPILLCT:
+	case OPT_FORM_SPILLCTY: return n == 12 && p[4] > 0.0 && p[5] > 0.0 && p[6] > 0.0 &&
+				       opt_spillt_block_ok(p + 7);
+	case OPT_FORM_LSPILLCT:
+	case OPT_FORM_LSPILLCTY: return n == 11 && p[3] > 0.0 && p[4] > 0.0 &&
+					opt_spillt_block_ok(p + 6);
 	}
 	return false;
 }
@@ -379,7 +391,7 @@ static double cache_value(const double *p, double x, double y)
 
 /* What a walk over W masks holding F flows costs past a steering cache of R masks and the
  * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc; scalacn-opt.h). */
-static double cached_walk(double f, double w, double u, double r, double q)
+double opt_cached_walk(double f, double w, double u, double r, double q)
 {
 	double pr = f > 0.0 ? -3.0 * f * expm1(-w / (3.0 * f)) : 0.0;
 	double m = 1.0 - (w > r ? r / w : 1.0) * (f > q ? q / f : 1.0);
@@ -392,7 +404,7 @@ static double spillc_value(const double *p, size_t n, double f, double w)
 {
 	double e = p[7] - p[9] * w, s = spill_share(f, e, p[8]);
 	double l = spill_load(f, e, p[8], spill_growth(p, n, 10));
-	double t = fmax(0.0, p[1] + p[2] * cached_walk(f, w, p[3], p[4], p[5]));
+	double t = fmax(0.0, p[1] + p[2] * opt_cached_walk(f, w, p[3], p[4], p[5]));
 	double top = fmax(1.0, t), m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
 
 	return 1.0 / ((1.0 - s) * m / p[0] + l / p[6]);
@@ -401,7 +413,7 @@ static double spillc_value(const double *p, size_t n, double f, double w)
 /* lspillc [a,b,u,r,Q,D,x0,p,q(,g)], flows F, masks W (scalacn-opt.h). */
 static double lspillc_value(const double *p, size_t n, double f, double w)
 {
-	return p[0] + p[1] * cached_walk(f, w, p[2], p[3], p[4]) +
+	return p[0] + p[1] * opt_cached_walk(f, w, p[2], p[3], p[4]) +
 	       p[5] * spill_load(f, p[6] - p[8] * w, p[7], spill_growth(p, n, 9));
 }
 
@@ -467,6 +479,14 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_LSPILLCY: v = lspillc_value(p, r->np, y, x); break;
 	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
 	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
+	case OPT_FORM_SPILLT:
+	case OPT_FORM_SPILLTY:
+	case OPT_FORM_LSPILLT:
+	case OPT_FORM_LSPILLTY:
+	case OPT_FORM_SPILLCT:
+	case OPT_FORM_SPILLCTY:
+	case OPT_FORM_LSPILLCT:
+	case OPT_FORM_LSPILLCTY: v = opt_spillt_value(r->form, p, x, y); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

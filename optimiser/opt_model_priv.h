@@ -57,6 +57,13 @@ OPT_HIDDEN int opt_inputs_parse(const char *text, char out[2][MODEL_MAX_NAME + 1
  * feeding). -ENOENT no such model, -EINVAL an input nothing feeds. */
 OPT_HIDDEN int opt_inputs_feed(const struct opt_table *t, const struct opt_model *model,
 			       double masks, double *x, double *y);
+/* What a walk over W masks holding F flows costs past a steering cache of R masks and the
+ * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc, spillct, lspillct). */
+OPT_HIDDEN double opt_cached_walk(double f, double w, double u, double r, double q);
+/* Is the table share's block [x0, w, q, g, A] usable (opt_model_spillt.c)? */
+OPT_HIDDEN bool opt_spillt_block_ok(const double *b);
+/* The value of a spill form with the table share (spillt ... lspillcty) at X, Y. */
+OPT_HIDDEN double opt_spillt_value(enum opt_form f, const double *p, double x, double y);
 OPT_HIDDEN const struct mrow *opt_model_row_of(const struct opt_model *m, const char *verb,
 					       const char *metric);
 

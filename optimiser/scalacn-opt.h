@@ -168,6 +168,14 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   capc    [L,c,k1,k2,u,r]  L / smax(1, c + (k1*x + k2*y)*(1 + u*m)) with m = 1 - r/(x + y)
  *                        for x + y > r, else 0 (u >= 0, r > 0): one walk over both inputs'
  *                        masks on one host, missing its steering cache of r masks
+ *   spillt  [L,c,k,S,x0,w,q,g,A]  spill with the table share: s(x) = 1 - clip(A*(w/x - 1),
+ *                        0, 1) for x > e = x0 - q*y, else 0 (x0, w, A > 0, q, g >= 0), and
+ *                        l(x) = s(x) * (x/w)^g: the flows whose rules come after what a table
+ *                        keeps, every one past w; a jump at e when A*(w/e - 1) < 1
+ *   lspillt [a,b,D,x0,w,q,g,A]  a + b*y + D*l(x): its latency
+ *   spillct [L,c,k,u,r,Q,S,x0,w,q,g,A]  spillc with the table share
+ *   lspillct [a,b,u,r,Q,D,x0,w,q,g,A]   lspillc with the table share
+ *   spillty, lspillty, spillcty, lspillcty  the same with x and y swapped
  *   (a file with a form this library does not know, e.g. cache in a file read by a library
  *   from before it, is refused as "bad form": the format's version is unchanged, since every
  *   older file still loads and means the same)
@@ -192,9 +200,11 @@ enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,
 		OPT_FORM_LSPILLY, OPT_FORM_CACHE, OPT_FORM_SPILLC, OPT_FORM_SPILLCY,
-		OPT_FORM_LSPILLC, OPT_FORM_LSPILLCY, OPT_FORM_WALKC, OPT_FORM_CAPC };
-#define OPT_MODEL_MAX_PARAMS 11 /* 7 before cache, 8 before spillc, 10 before the spill
-				 * forms' growth g: the row struct grew */
+		OPT_FORM_LSPILLC, OPT_FORM_LSPILLCY, OPT_FORM_WALKC, OPT_FORM_CAPC,
+		OPT_FORM_SPILLT, OPT_FORM_SPILLTY, OPT_FORM_LSPILLT, OPT_FORM_LSPILLTY,
+		OPT_FORM_SPILLCT, OPT_FORM_SPILLCTY, OPT_FORM_LSPILLCT, OPT_FORM_LSPILLCTY };
+#define OPT_MODEL_MAX_PARAMS 12 /* 7 before cache, 8 before spillc, 10 before the spill
+				 * forms' growth g, 11 before spillct: the row struct grew */
 
 /* One row, as given to opt_model_write. Strings are copied. */
 struct opt_model_row {

@@ -141,6 +141,20 @@ static void test_fitcmd_export_mechanism_forms(void **state)
 	export_forced(f, "walk2", "lat");
 }
 
+/* Is F a bandwidth form (its metric "bw")? */
+static bool is_bw(enum fit_form f)
+{
+	static const enum fit_form bw[] = { FIT_CAP, FIT_CAP2, FIT_CLIFF2, FIT_CLIFF2Y,
+					    FIT_SPILL2, FIT_SPILL2Y, FIT_CACHE2, FIT_SPILLC2,
+					    FIT_SPILLC2Y, FIT_CAPC2, FIT_SPILLT2, FIT_SPILLT2Y,
+					    FIT_SPILLCT2, FIT_SPILLCT2Y };
+
+	for (size_t i = 0; i < sizeof(bw) / sizeof(bw[0]); i++)
+		if (bw[i] == f)
+			return true;
+	return false;
+}
+
 /* The optimiser's cap [L,c,k1,s] / walk [a,b,s] rows (one input) equal fitting's cap / walk,
  * and its five- / four-parameter rows fitting's cap2 / walk2 (every other exported form
  * likewise, spillc's eleven parameters included, and the spill rows of files from before
@@ -180,6 +194,20 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		  10 },
 		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
 		{ FIT_CAPC2, OPT_FORM_CAPC, { 97, 0.2, 0.01, 0.02, 1.3, 15 }, 6 },
+		/* the table share: a jump at the corner (20 flows: 0.6 spilled), every flow
+		 * spilled past w = 30 */
+		{ FIT_SPILLT2, OPT_FORM_SPILLT, { 88, 0.4, 0.03, 20, 10, 30, 0.1, 0.6, 0.8 }, 9 },
+		{ FIT_SPILLT2Y, OPT_FORM_SPILLTY, { 88, 0.4, 0.03, 20, 10, 30, 0.1, 0.6, 0.8 }, 9 },
+		{ FIT_LSPILLT2, OPT_FORM_LSPILLT, { 2.7, 0.05, 10, 10, 30, 0.1, 0.6, 0.8 }, 8 },
+		{ FIT_LSPILLT2Y, OPT_FORM_LSPILLTY, { 2.7, 0.05, 10, 10, 30, 0.1, 0.6, 0.8 }, 8 },
+		{ FIT_SPILLCT2, OPT_FORM_SPILLCT,
+		  { 88, 0.3, 0.02, 1.5, 8, 6, 20, 10, 30, 0.1, 0.6, 0.8 }, 12 },
+		{ FIT_SPILLCT2Y, OPT_FORM_SPILLCTY,
+		  { 88, 0.3, 0.02, 1.5, 8, 6, 20, 10, 30, 0.1, 0.6, 0.8 }, 12 },
+		{ FIT_LSPILLCT2, OPT_FORM_LSPILLCT,
+		  { 2.7, 0.05, 1.5, 8, 6, 10, 10, 30, 0.1, 0.6, 0.8 }, 11 },
+		{ FIT_LSPILLCT2Y, OPT_FORM_LSPILLCTY,
+		  { 2.7, 0.05, 1.5, 8, 6, 10, 10, 30, 0.1, 0.6, 0.8 }, 11 },
 	};
 	static const double pts[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 5, 5 }, { 9, 12 },
 					 { 20, 0 }, { 40, 80 }, { 300, 2 } };
@@ -187,13 +215,9 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	char msg[512];
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		struct opt_model_row r = { "R", "fw", "send", cases[c].ff == FIT_CAP ||
-					   cases[c].ff == FIT_CAP2 || cases[c].ff == FIT_CLIFF2 ||
-					   cases[c].ff == FIT_CLIFF2Y || cases[c].ff == FIT_SPILL2 ||
-					   cases[c].ff == FIT_SPILL2Y || cases[c].ff == FIT_CACHE2 ||
-					   cases[c].ff == FIT_SPILLC2 || cases[c].ff == FIT_SPILLC2Y ||
-					   cases[c].ff == FIT_CAPC2 ? "bw" : "lat", cases[c].of,
-					   { 0 }, cases[c].n, { 0 }, 0, NULL, NULL, { 0 } };
+		struct opt_model_row r = { "R", "fw", "send", is_bw(cases[c].ff) ? "bw" : "lat",
+					   cases[c].of, { 0 }, cases[c].n, { 0 }, 0, NULL, NULL,
+					   { 0 } };
 		struct opt_model *om = NULL;
 
 		memcpy(r.params, cases[c].p, sizeof(r.params));
@@ -226,6 +250,19 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), 0);
 	spill.n_params = 9;
 	assert_int_equal(opt_model_write(f->out, &spill, 1, msg, sizeof(msg)), -EINVAL);
+	/* the table share: 9 parameters exactly, w and A positive */
+	struct opt_model_row table = { "R", "fw", "send", "bw", OPT_FORM_SPILLT,
+				       { 88, 0.4, 0.03, 20, 10, 30, 0.1, 0.6, 0.8 }, 9, { 0 }, 0,
+				       NULL, NULL, { 0 } };
+	assert_int_equal(opt_model_write(f->out, &table, 1, msg, sizeof(msg)), 0);
+	table.params[8] = 0;
+	assert_int_equal(opt_model_write(f->out, &table, 1, msg, sizeof(msg)), -EINVAL);
+	table.params[8] = 0.8;
+	table.params[5] = -30;
+	assert_int_equal(opt_model_write(f->out, &table, 1, msg, sizeof(msg)), -EINVAL);
+	table.params[5] = 30;
+	table.n_params = 8;
+	assert_int_equal(opt_model_write(f->out, &table, 1, msg, sizeof(msg)), -EINVAL);
 }
 
 static size_t slurp(const char *path, unsigned char **buf)

@@ -25,8 +25,10 @@
  *
  * ---- Fitting (hx_fit_group) --------------------------------------------------------------
  * Candidate forms (fit_select: AICc, cross-validation as tie-breaker), two-input forms only:
- *     bw:  rbf2, service2, plane, cap2, cliff2, cliff2y, spill2, spill2y
- *     lat: plane, rbf2, service2, walk2, lspill2, lspill2y
+ *     bw:  rbf2, service2, plane, cap2, cliff2, cliff2y, spill2, spill2y, spillt2, spillt2y
+ *     lat: plane, rbf2, service2, walk2, lspill2, lspill2y, lspillt2, lspillt2y
+ *     (and, where an input is flows or both are one host's masks, the spillc / spillct,
+ *     walkc2 and capc2 forms: hx_fit_default_forms)
  * (cap2 and walk2 follow the mechanisms: the slowest pipeline stage, steering walks that
  * saturate when masks approach the flows; cliff2 and spill2 a capacity wall in one input;
  * fitting/fit.h.) Beside the selected form, the generic baseline (fit_baseline_poly, a

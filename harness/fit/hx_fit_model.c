@@ -24,10 +24,12 @@ size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 	 * past its cache (capc2). */
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
 					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
-					     FIT_SPILLC2, FIT_SPILLC2Y, FIT_CAPC2 };
+					     FIT_SPILLC2, FIT_SPILLC2Y, FIT_CAPC2, FIT_SPILLT2,
+					     FIT_SPILLT2Y, FIT_SPILLCT2, FIT_SPILLCT2Y };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
 					      FIT_LSPILL2, FIT_LSPILL2Y, FIT_LSPILLC2,
-					      FIT_LSPILLC2Y, FIT_WALKC2 };
+					      FIT_LSPILLC2Y, FIT_WALKC2, FIT_LSPILLT2,
+					      FIT_LSPILLT2Y, FIT_LSPILLCT2, FIT_LSPILLCT2Y };
 	size_t n = 0;
 
 	if (metric && !strcmp(metric, "bw")) {
@@ -221,8 +223,10 @@ static size_t keep_meaningful(const struct hx_fit_data *d, enum fit_form *forms,
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		bool fx = forms[i] == FIT_SPILLC2 || forms[i] == FIT_LSPILLC2;
-		bool fy = forms[i] == FIT_SPILLC2Y || forms[i] == FIT_LSPILLC2Y;
+		bool fx = forms[i] == FIT_SPILLC2 || forms[i] == FIT_LSPILLC2 ||
+			  forms[i] == FIT_SPILLCT2 || forms[i] == FIT_LSPILLCT2;
+		bool fy = forms[i] == FIT_SPILLC2Y || forms[i] == FIT_LSPILLC2Y ||
+			  forms[i] == FIT_SPILLCT2Y || forms[i] == FIT_LSPILLCT2Y;
 
 		if ((!fx || input_is_flows(d, 0)) && (!fy || input_is_flows(d, 1)) &&
 		    (forms[i] != FIT_CAPC2 || inputs_one_host(d)))
