@@ -145,6 +145,7 @@ enum fit_form {
 	FIT_LSPILLC2Y,
 	FIT_WALKC2,
 	FIT_CAPC2,
+	/* the table-share spill forms, together and in this order (fit_spill_table) */
 	FIT_SPILLT2,
 	FIT_SPILLT2Y,
 	FIT_LSPILLT2,

@@ -36,7 +36,7 @@ static bool latency(enum fit_form f)
 
 bool fit_spill_table(enum fit_form f)
 {
-	return (f >= FIT_SPILLT2 && f <= FIT_LSPILLCT2Y);
+	return f >= FIT_SPILLT2 && f <= FIT_LSPILLCT2Y; /* a range of the enum (fit.h) */
 }
 
 /* Inputs of FORM as (spilling input, walk input). */

@@ -327,16 +327,22 @@ static double cap_value(const double *p, size_t np, double x, double y)
 	return p[0] / (top * pow(sum, 1.0 / 32));
 }
 
+double opt_smax1(double t)
+{
+	double top;
+
+	t = fmax(0.0, t);
+	top = fmax(1.0, t);
+	return top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
+}
+
 /* cliff [L,c,k,h,x0,w]: L / smax(1, c + k*d) * (1 - h / (1 + exp(-(x - x0)/w))), cliff
  * input X, walk input D (scalacn-opt.h; smax as cap's). */
 static double cliff_value(const double *p, double x, double d)
 {
 	double z = (x - p[4]) / p[5];
 	double s = z >= 0 ? 1.0 / (1.0 + exp(-z)) : exp(z) / (1.0 + exp(z));
-	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
-	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
-
-	return p[0] / m * (1.0 - p[3] * s);
+	return p[0] / opt_smax1(p[1] + p[2] * d) * (1.0 - p[3] * s);
 }
 
 /* The share that spills to the slow path at C past the capacity E: 1 - (e/c)^pw, else 0. */
@@ -363,10 +369,8 @@ static double spill_value(const double *p, size_t n, double x, double d)
 {
 	double e = p[4] - p[6] * d, s = spill_share(x, e, p[5]);
 	double l = spill_load(x, e, p[5], spill_growth(p, n, 7));
-	double t = fmax(0.0, p[1] + p[2] * d), top = fmax(1.0, t);
-	double m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
 
-	return 1.0 / ((1.0 - s) * m / p[0] + l / p[3]);
+	return 1.0 / ((1.0 - s) * opt_smax1(p[1] + p[2] * d) / p[0] + l / p[3]);
 }
 
 /* lspill [a,b,D,x0,p,q(,g)], spilling input X, other input D (scalacn-opt.h). */
@@ -404,8 +408,7 @@ static double spillc_value(const double *p, size_t n, double f, double w)
 {
 	double e = p[7] - p[9] * w, s = spill_share(f, e, p[8]);
 	double l = spill_load(f, e, p[8], spill_growth(p, n, 10));
-	double t = fmax(0.0, p[1] + p[2] * opt_cached_walk(f, w, p[3], p[4], p[5]));
-	double top = fmax(1.0, t), m = top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
+	double m = opt_smax1(p[1] + p[2] * opt_cached_walk(f, w, p[3], p[4], p[5]));
 
 	return 1.0 / ((1.0 - s) * m / p[0] + l / p[6]);
 }
@@ -430,9 +433,7 @@ static double walkc_value(const double *p, double x, double y)
 static double capc_value(const double *p, double x, double y)
 {
 	double w = x + y, m = w > p[5] ? 1.0 - p[5] / w : 0.0;
-	double t = fmax(0.0, p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m)), top = fmax(1.0, t);
-
-	return p[0] / (top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32));
+	return p[0] / opt_smax1(p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m));
 }
 
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,

@@ -60,6 +60,9 @@ OPT_HIDDEN int opt_inputs_feed(const struct opt_table *t, const struct opt_model
 /* What a walk over W masks holding F flows costs past a steering cache of R masks and the
  * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc, spillct, lspillct). */
 OPT_HIDDEN double opt_cached_walk(double f, double w, double u, double r, double q);
+/* smax(1, t) = (1 + t^32)^(1/32), t < 0 counted as 0: the wire or a walk, whichever is
+ * slower (the cap forms' smooth maximum; fitting/fit.h). */
+OPT_HIDDEN double opt_smax1(double t);
 /* Is the table share's block [x0, w, q, g, A] usable (opt_model_spillt.c)? */
 OPT_HIDDEN bool opt_spillt_block_ok(const double *b);
 /* The value of a spill form with the table share (spillt ... lspillcty) at X, Y. */

@@ -29,16 +29,6 @@ static double slow_load(const double *b, double c, double d, double *s)
 	return *s * pow(c / b[1], b[3]);
 }
 
-/* smax(1, t) as the cap forms': the wire or the walk, whichever is slower. */
-static double smax1(double t)
-{
-	double top;
-
-	t = fmax(0.0, t);
-	top = fmax(1.0, t);
-	return top * pow(pow(1.0 / top, 32) + pow(t / top, 32), 1.0 / 32);
-}
-
 /* spillt [L,c,k,S, block] and spillct [L,c,k,u,r,Q,S, block]: bandwidth, flows C, masks D. */
 static double rate(bool cached, const double *p, double c, double d)
 {
@@ -47,7 +37,7 @@ static double rate(bool cached, const double *p, double c, double d)
 	double walk = cached ? opt_cached_walk(c, d, p[3], p[4], p[5]) : d;
 	double slow = cached ? p[6] : p[3];
 
-	return 1.0 / ((1.0 - s) * smax1(p[1] + p[2] * walk) / p[0] + l / slow);
+	return 1.0 / ((1.0 - s) * opt_smax1(p[1] + p[2] * walk) / p[0] + l / slow);
 }
 
 /* lspillt [a,b,D, block] and lspillct [a,b,u,r,Q,D, block]: latency, flows C, masks D. */
