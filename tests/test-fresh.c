@@ -227,6 +227,47 @@ static void test_fresh_replay_names_the_models_a_file_holds(void **state)
 	e2e_rmdir(dir);
 }
 
+/* A model fitted at MTU 4096 and one QP (its file's "fixed" setting): replay measures the
+ * testbed at that setting and the testbed line says so; told --mtu 1024 --qps 4, it
+ * measures there and notes that the model describes other traffic, naming both. A bad
+ * --mtu exits 2. */
+static void test_fresh_replay_notes_the_models_setting(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char model[1100], trace[1100], tb[1100], err[256];
+	struct opt_model_row row = { "R", "fw", "write", "bw", OPT_FORM_SERVICE, { 170, 0.05 }, 2,
+				     { 0 }, 0, "{\"fixed\":{\"mtu\":4096,\"qps\":1,"
+				     "\"msg_size\":65536}}", "server.decap_masks", { 0 } };
+	const char *gen[] = { "gen-trace", "--flows", "200", "--popularity", "zipf:1.0",
+			      "--duration", "3", "--churn", "0", "--seed", "1", "-o", trace, NULL };
+	const char *rep[] = { "replay", "--trace", trace, "--model", model, "--testbed", tb,
+			      "--mtu", "1024", "--qps", "4", NULL };
+	const char *at[] = { "replay", "--trace", trace, "--model", model, "--testbed", tb, NULL };
+	const char *bad[] = { "replay", "--trace", trace, "--mtu", "1500", NULL };
+	struct e2e_run r;
+
+	(void)state;
+	snprintf(model, sizeof(model), "%s/w.model", dir);
+	snprintf(trace, sizeof(trace), "%s/t.csv", dir);
+	snprintf(tb, sizeof(tb), "%s", e2e_src("examples/testbeds/sim-cx7.yaml"));
+	assert_int_equal(e2e_scalacn_run(&r, gen), 0);
+	e2e_run_free(&r);
+	assert_int_equal(opt_model_write(model, &row, 1, err, sizeof(err)), 0);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 0);
+	assert_non_null(strstr(r.err, "write/bw model was fitted at mtu 4096 (the replay "
+				      "measures at 1024), qps 1 (the replay measures at 4)"));
+	assert_non_null(strstr(r.out, "MTU 1024, 4 QPs"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, at), 0);
+	assert_null(strstr(r.err, "fitted at"));
+	assert_non_null(strstr(r.out, "MTU 4096, 1 QP\n"));
+	e2e_run_free(&r);
+	assert_int_equal(e2e_scalacn_run(&r, bad), 2);
+	assert_non_null(strstr(r.err, "--mtu: expected 256, 512, 1024, 2048 or 4096, got '1500'"));
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
 /* The model phase: a `model:` section adds a design over the causes' dimensions (phase
  * "model"), and `fit --inputs causes` fits each (verb, metric) on those dimensions. */
 static void test_fresh_model_phase_over_the_causes(void **state)
@@ -464,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_fit_names_its_forms),
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
+		cmocka_unit_test(test_fresh_replay_notes_the_models_setting),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
 		cmocka_unit_test(test_fresh_model_phase_cut_spans_the_range),
 		cmocka_unit_test(test_fresh_model_phase_refines_the_grid),

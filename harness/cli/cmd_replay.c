@@ -6,6 +6,7 @@
  * file parses options and prints.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,10 +99,22 @@ int hx_cmd_gen_trace(int argc, char **argv)
 
 struct replay_args {
 	const char *model, *rnic, *trace, *testbed;
-	bool verb_given;
+	bool verb_given, mtu_given, qps_given;
 	struct hx_replay_opts ro;
 	struct hx_measure_opts mo;
 };
+
+/* One of RoCE's path MTUs: TEXT (for --mtu, CMD the command) or, TEXT NULL, NUM, into *V;
+ * a usage error (exit 2) for --mtu, -1 for NUM, when it is not. */
+static int parse_mtu(const char *cmd, const char *text, double num, double *v)
+{
+	int rc = text ? parse_num(cmd, "--mtu", text, 256, 4096, v) : (*v = num, 0);
+
+	if (rc == 0 && *v != 256 && *v != 512 && *v != 1024 && *v != 2048 && *v != 4096)
+		return text ? hx_usage_error(cmd, "--mtu: expected 256, 512, 1024, 2048 or 4096, "
+					     "got '%s'", text) : -1;
+	return rc;
+}
 
 static int replay_opts(int argc, char **argv, struct replay_args *a)
 {
@@ -126,6 +139,13 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 			a->ro.opt.hyper_capacity = (uint32_t)v;
 		else if (c == 'e' && !(rc = parse_num(cmd, "--emc", optarg, 1, 1 << 24, &v)))
 			a->ro.emc_entries = (uint32_t)v;
+		else if (c == 'U' && !(rc = parse_mtu(cmd, optarg, 0, &v))) {
+			a->mo.mtu = (uint32_t)v;
+			a->mtu_given = true;
+		} else if (c == 'Q' && !(rc = parse_num(cmd, "--qps", optarg, 1, 65536, &v))) {
+			a->mo.qps = (uint32_t)v;
+			a->qps_given = true;
+		}
 		else if (c == 'a' && !(rc = parse_num(cmd, "--admission", optarg, 1, 1e12, &v)))
 			a->ro.opt.admission_hits = (uint64_t)v;
 		else if (c == 'i' && !(rc = parse_num(cmd, "--idle-timeout", optarg, 1, 86400, &v)))
@@ -169,13 +189,14 @@ static void print_policies(const struct hx_replay_summary *s)
 	       (unsigned long long)s->opt_bytes, s->opt_rules);
 }
 
-static void print_testbed(const struct hx_measure_result *m)
+static void print_testbed(const struct hx_measure_result *m, const struct hx_measure_opts *mo)
 {
 	const struct hx_policy_sample *st = &m->pol[HX_POL_STATIC];
 
 	printf("\ntestbed %s: %u flows ranked by the last window's packets, %u masks on the "
-	       "server's receive path, popularity %s%.2f (fitted)\n", m->rnic_model, m->flows,
-	       m->masks, m->zipf_s > 0 ? "zipf:" : "uniform ", m->zipf_s);
+	       "server's receive path, popularity %s%.2f (fitted), MTU %u, %u QP%s\n",
+	       m->rnic_model, m->flows, m->masks, m->zipf_s > 0 ? "zipf:" : "uniform ", m->zipf_s,
+	       mo->mtu, mo->qps, mo->qps == 1 ? "" : "s");
 	printf("%-10s %-8s %9s %9s %9s %9s %9s %7s/%s\n", "policy", "status", "bw Gb/s",
 	       "vs static", "lat us", "vs static", "p99 us", "rules", "groups");
 	for (int p = 0; p < HX_POL_COUNT; p++) {
@@ -239,6 +260,41 @@ static int feed_model(struct replay_args *a, const struct opt_model *m)
 	return rc < 0 ? HX_EXIT_USAGE : 0;
 }
 
+/* Append "NAME THEIRS (the replay measures at OURS)" to DIFF (LEN bytes). */
+static void add_diff(char *diff, size_t len, const char *name, double theirs, double ours)
+{
+	size_t l = strlen(diff);
+
+	snprintf(diff + l, len - l, "%s%s %g (the replay measures at %g)", l ? ", " : "", name,
+		 theirs, ours);
+}
+
+/* The testbed measures the traffic the consulted model describes: its MTU, QPs and (for
+ * bandwidth) message size (hx_replay_setting.c), unless --mtu or --qps say otherwise; then
+ * a note names where they differ from the model's. */
+static void adopt_setting(struct replay_args *a)
+{
+	struct hx_model_setting s;
+	char diff[512] = "";
+	double v;
+
+	hx_replay_model_setting(a->model, a->rnic, a->ro.opt.verb, a->ro.opt.metric, &s);
+	if (parse_mtu(NULL, NULL, s.mtu, &v) == 0 && !a->mtu_given)
+		a->mo.mtu = (uint32_t)v;
+	else if (isfinite(s.mtu) && s.mtu != a->mo.mtu)
+		add_diff(diff, sizeof(diff), "mtu", s.mtu, a->mo.mtu);
+	if (s.qps >= 1 && s.qps <= 65536 && !a->qps_given)
+		a->mo.qps = (uint32_t)s.qps;
+	else if (isfinite(s.qps) && s.qps != a->mo.qps)
+		add_diff(diff, sizeof(diff), "qps", s.qps, a->mo.qps);
+	if (!strcmp(a->ro.opt.metric, "bw") && s.msg_size >= 1 && s.msg_size <= 1 << 30)
+		a->mo.bw_msg_size = (uint32_t)s.msg_size;
+	if (diff[0])
+		fprintf(stderr, "scalacn replay: note: %s: its %s/%s model was fitted at %s; it "
+			"describes other traffic than this measurement, and the optimiser acts on "
+			"what it says\n", a->model, a->ro.opt.verb, a->ro.opt.metric, diff);
+}
+
 int hx_cmd_replay(int argc, char **argv)
 {
 	struct replay_args a = { 0 };
@@ -262,6 +318,8 @@ int hx_cmd_replay(int argc, char **argv)
 		opt_model_free(model);
 		return rc;
 	}
+	if (model && a.testbed)
+		adopt_setting(&a);
 	a.ro.model = model;
 	a.ro.opt.always_optimise = model == NULL;
 	scn_error_clear(&err);
@@ -281,7 +339,7 @@ int hx_cmd_replay(int argc, char **argv)
 	if (rc == 0 && a.testbed) {
 		rc = hx_replay_measure(hx_replay_layout(r), a.testbed, &a.mo, &m, &err);
 		if (rc == 0)
-			print_testbed(&m);
+			print_testbed(&m, &a.mo);
 	}
 	hx_replay_free(r);
 	hx_trace_free(tr);
@@ -324,6 +382,10 @@ static const struct hx_opt replay_opts_table[] = {
 	{ "masks", 'm', "M", "masks from the flow keys when the trace has no mask column", NULL, 0 },
 	{ "verb", 'v', "V", "the verb measured with --testbed", "send write read", 0 },
 	{ "seed", 's', "N", "seed", NULL, 0 },
+	{ "mtu", 'U', "N", "path MTU of the --testbed measurement (default: the model's,\n"
+	  "else 1024)", "256 512 1024 2048 4096", 0 },
+	{ "qps", 'Q', "N", "queue pairs of the --testbed measurement (default: the model's,\n"
+	  "else 4)", NULL, 0 },
 	{ "emc", 'e', "N", "exact-match cache entries (default 8192; --emc equal to --hyper\n"
 	  "compares caches of one capacity)", NULL, 0 },
 	HX_OPT_END,
@@ -338,7 +400,8 @@ const struct hx_command hx_def_replay = {
 	"probed per packet (mean, 99th percentile), rule updates per second, the front-cache\n"
 	"(hyper mask / EMC) hit rate and CPU per tick, and the optimiser's memory per rule. With --testbed each\n"
 	"policy's final table (flows of the last 10 s) is programmed on the testbed (server\n"
-	"receive path) and its bandwidth and latency are printed side by side. Its report is\n"
-	"text only: --json is refused.\n",
+	"receive path) and its bandwidth and latency are printed side by side, measured at\n"
+	"the MTU, QPs and message size the model was fitted at (--mtu and --qps override\n"
+	"them, and a note says so). Its report is text only: --json is refused.\n",
 	NULL, hx_cmd_replay,
 };

@@ -189,6 +189,14 @@ struct hx_measure_opts {
 };
 void hx_measure_opts_default(struct hx_measure_opts *o);
 
+/* The setting the model file's (RNIC (NULL: any), VERB, METRIC) model was fitted at, from
+ * its quality_json "fixed" (NAN: the file does not say). hx_replay_setting.c. */
+struct hx_model_setting {
+	double mtu, qps, msg_size;
+};
+void hx_replay_model_setting(const char *model_path, const char *rnic, const char *verb,
+			     const char *metric, struct hx_model_setting *out);
+
 struct hx_policy_sample {
 	struct tb_sample bw;   /* bandwidth test */
 	struct tb_sample lat;  /* latency test */
