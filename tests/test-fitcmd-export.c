@@ -424,7 +424,8 @@ static void flow_rules_of(const char *path, const char *verb, char *buf, size_t 
 
 /* The file says how many rules one flow put on each host where a model was measured: one per
  * direction with masks (an input counts; a fixed level counts when above 0), "[]" when the
- * store does not say (a sum input's split). */
+ * store does not say (a sum input's split). The export says the MTU and QPs the models were
+ * fitted at. */
 static void test_fitcmd_export_flow_rules(void **state)
 {
 	struct fx *f = *state;
@@ -432,9 +433,9 @@ static void test_fitcmd_export_flow_rules(void **state)
 	char got[64];
 
 	put_plane(f, "write", "server.decap_masks,flows", "{\"client.encap_masks\":1,"
-		  "\"client.decap_masks\":0,\"server.encap_masks\":1,\"qps\":1}");
+		  "\"client.decap_masks\":0,\"server.encap_masks\":1,\"qps\":1,\"mtu\":4096}");
 	put_plane(f, "read", "client.decap_masks,flows", "{\"client.encap_masks\":4,"
-		  "\"server.decap_masks\":0,\"server.encap_masks\":0}");
+		  "\"server.decap_masks\":0,\"server.encap_masks\":0,\"mtu\":1024,\"qps\":4}");
 	put_plane(f, "send", "client.masks,server.masks", "{\"flows\":256}");
 	assert_int_equal(hx_fit_export(f->db, "SYN-1", NULL, false, f->out, HX_EXPORT_SQLITE, &info,
 				       &f->err), 0);
@@ -445,6 +446,10 @@ static void test_fitcmd_export_flow_rules(void **state)
 	assert_string_equal(got, "[2,0]");
 	flow_rules_of(f->out, "send", got, sizeof(got));
 	assert_string_equal(got, "[]");
+	/* the traffic each model describes, once per distinct setting (send's store says none) */
+	assert_non_null(strstr(info.setting, "MTU 4096, 1 QP"));
+	assert_non_null(strstr(info.setting, "MTU 1024, 4 QPs"));
+	assert_int_equal(strlen(info.setting), strlen("MTU 1024, 4 QPs; MTU 4096, 1 QP"));
 }
 
 int main(void)

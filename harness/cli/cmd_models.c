@@ -261,6 +261,9 @@ int hx_cmd_export(int argc, char **argv)
 	       info.exported == 1 ? "" : "s", o.rnic, o.out,
 	       fmt == HX_EXPORT_YAML ? "YAML, for people" : "SQLite model file, checksum inside",
 	       o.sign ? ", signed: " : "", o.sign ? o.out : "", o.sign ? ".sig" : "");
+	if (info.setting[0])
+		printf("fitted at %s (the campaign's fixed setting): they describe traffic at it, "
+		       "and an agent's should match (docs/replay.md)\n", info.setting);
 	return HX_EXIT_OK;
 }
 

@@ -181,6 +181,8 @@ struct hx_export_info {
 	size_t exported;        /* rows written */
 	size_t skipped;         /* models not exportable (knee) */
 	char skipped_text[512]; /* "send/bw #12 knee; ..." */
+	char setting[256];      /* the models' traffic setting: "MTU 4096, 1 QP" ("; " between
+				 * different ones; "" when the store does not say) */
 };
 
 /* Write the newest valid model per (verb, metric) of RNIC (FIRMWARE NULL = any) to PATH.

@@ -261,6 +261,30 @@ static int write_sqlite(const struct pick *p, const char *path, struct hx_export
 	return rc;
 }
 
+/* Add model R's traffic setting ("MTU 4096, 1 QP": its campaign's fixed levels, NAN
+ * parts left out) to INFO->setting when it is not there yet. */
+static void note_setting(struct hx_export_info *info, const struct res_model *r)
+{
+	struct json_object *dom = json_tokener_parse(r->domain_json), *fixed = NULL, *v;
+	char one[96] = "";
+	size_t n = strlen(info->setting);
+
+	if (dom && json_object_object_get_ex(dom, "fixed", &fixed)) {
+		if (json_object_object_get_ex(fixed, "mtu", &v))
+			snprintf(one, sizeof(one), "MTU %g", json_object_get_double(v));
+		if (json_object_object_get_ex(fixed, "qps", &v)) {
+			double q = json_object_get_double(v);
+			size_t l = strlen(one);
+
+			snprintf(one + l, sizeof(one) - l, "%s%g QP%s", l ? ", " : "", q,
+				 q == 1 ? "" : "s");
+		}
+	}
+	json_object_put(dom);
+	if (one[0] && !strstr(info->setting, one))
+		snprintf(info->setting + n, sizeof(info->setting) - n, "%s%s", n ? "; " : "", one);
+}
+
 /* ---- YAML (for people) ---------------------------------------------------------------- */
 
 static void yaml_params(FILE *f, const char *key, const struct fit_model *m, const double *v)
@@ -361,6 +385,8 @@ int hx_fit_export(struct res_db *db, const char *rnic, const char *firmware, boo
 	if (rc == 0)
 		rc = fmt == HX_EXPORT_YAML ? write_yaml(&p, path, info, err)
 					   : write_sqlite(&p, path, info, err);
+	for (size_t i = 0; rc == 0 && i < p.n; i++)
+		note_setting(info, &p.rows[i]);
 	free(p.rows);
 	return rc;
 }
