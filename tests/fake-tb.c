@@ -105,6 +105,7 @@ void fake_campaign_open(struct fake_campaign *c, struct fake_tb *f, const char *
 	c->r.campaign = rc.id;
 	c->r.seed = c->plan->seed;
 	c->r.repeats = c->plan->repeats;
+	c->r.stop_after_failures = c->plan->stop_after_failures;
 	c->o = calloc(1, sizeof(*c->o));
 	assert_non_null(c->o);
 	c->o->campaign = rc.id;

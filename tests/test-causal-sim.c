@@ -343,6 +343,7 @@ static void analyse(const char *profile, const char *plan, const char *tag, stru
 	r.db = rdb;
 	r.seed = out->plan->seed;
 	r.repeats = out->plan->repeats;
+	r.stop_after_failures = out->plan->stop_after_failures;
 	assert_int_equal(tb_describe(tb, &r.desc, &err), 0);
 	{
 		struct res_campaign c;

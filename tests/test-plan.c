@@ -215,7 +215,7 @@ static const struct bad bad_plans[] = {
 	{ "name: ''\n", "p.yaml:1:7: name: must not be empty" },
 	{ HEAD "colour: red\n",
 	  "p.yaml:2:1: colour: unknown key 'colour' (allowed: name, description, seed, testbed, "
-	  "budget_hours, repeats, max_repeats, verbs, metrics, components, fixed, dimensions, thresholds, "
+	  "budget_hours, repeats, max_repeats, stop_after_failures, verbs, metrics, components, fixed, dimensions, thresholds, "
 	  "criteria, analysis, model)" },
 	{ HEAD "repeats: 0\n", "p.yaml:2:10: repeats: 0 is out of range [1, 100]" },
 	{ HEAD "repeats: 101\n", "p.yaml:2:10: repeats: 101 is out of range [1, 100]" },
@@ -350,6 +350,8 @@ static const struct bad bad_plans[] = {
 	  "p.yaml:2:10: include: cannot read include 'nope.yaml': No such file or directory" },
 	{ HEAD "name: again\n", "p.yaml:2:1: name: duplicate key 'name' (also defined at "
 				"p.yaml:1:1)" },
+	{ HEAD "stop_after_failures: 200\n",
+	  "p.yaml:2:22: stop_after_failures: 200 is out of range [0, 100]" },
 	{ HEAD "repeats: [3\n",
 	  "p.yaml:3:1: syntax error: did not find expected ',' or ']' while parsing a flow "
 	  "sequence" },

@@ -140,6 +140,56 @@ static void test_walls_failures_are_a_rate(void **state)
 	fake_campaign_close(&c);
 }
 
+#define FAIL_PLAN(stop) \
+	"name: walls\nseed: 5\nrepeats: 5\nverbs: [write]\nmetrics: [bw]\n" stop \
+	"dimensions:\n  - name: qps\n    levels: [16, 256, 1024]\n"
+
+/* Repeats of a point at qps Q asked for 5 on C's runner: the trials it took. */
+static unsigned repeats_at(struct fake_campaign *c, struct fake_tb *f, uint32_t q)
+{
+	struct hx_point_result res;
+	struct gen_levels l;
+	struct scn_error err;
+	unsigned long before = f->calls;
+
+	gen_levels_neutral(&l);
+	l.qps = q;
+	l.metric = GEN_METRIC_BW;
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(hx_point_extend(&c->r, &l, "test", 0, 5, &res, &err), 0);
+	assert_int_equal(f->calls - before, res.n);
+	assert_int_equal(hx_point_failing(&c->r, &res), res.n < 5);
+	return res.n;
+}
+
+/* stop_after_failures: 3: a point whose first 3 repeats all timed out stops there, of the
+ * plan's 5 (each more repeat would cost a whole timeout for the same verdict), and the wall
+ * of failures is still found; a point with a success among them measures all 5. Without
+ * the key (the default) a failing point measures all 5 too. */
+static void test_failing_point_stops_early(void **state)
+{
+	struct fake_campaign c;
+	struct fake_tb f;
+	const struct hx_wall *w = walls_of(&c, &f, ALL_FAIL, 0.005,
+					   FAIL_PLAN("stop_after_failures: 3\n"));
+
+	(void)state;
+	assert_int_equal(c.plan->stop_after_failures, 3);
+	assert_true(w->found);
+	assert_string_equal(w->kind, "timeout");
+	assert_int_equal(w->n, 3);
+	assert_int_equal(w->failed, 3);
+	assert_int_equal(repeats_at(&c, &f, 2048), 3);
+	assert_int_equal(repeats_at(&c, &f, 32), 5); /* never fails */
+	fake_campaign_close(&c);
+	w = walls_of(&c, &f, ALL_FAIL, 0.005, FAIL_PLAN(""));
+	assert_int_equal(c.plan->stop_after_failures, 0);
+	assert_true(w->found);
+	assert_true(w->n >= 5);
+	assert_int_equal(repeats_at(&c, &f, 2048), 5);
+	fake_campaign_close(&c);
+}
+
 /* 0 Gb/s with status ok is unusable: nothing was measured there, so no wall (and no -100%
  * bandwidth); the wall's note says which levels could not be measured. */
 static void test_walls_zero_is_unusable(void **state)
@@ -242,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_walls_knee_is_bisected),
 		cmocka_unit_test(test_walls_blip_does_not_persist),
 		cmocka_unit_test(test_walls_slope_without_knee),
+		cmocka_unit_test(test_failing_point_stops_early),
 		cmocka_unit_test(test_walls_one_failure_is_no_wall),
 		cmocka_unit_test(test_walls_failures_are_a_rate),
 		cmocka_unit_test(test_walls_zero_is_unusable),

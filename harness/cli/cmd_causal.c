@@ -142,6 +142,7 @@ static int analyze_open(struct analyze_env *e, const struct causal_opts *o, stru
 	e->runner.campaign = e->c.id;
 	e->runner.seed = e->plan->seed;
 	e->runner.repeats = e->plan->repeats;
+	e->runner.stop_after_failures = e->plan->stop_after_failures;
 	return 0;
 }
 

@@ -266,6 +266,7 @@ static int compare(struct cmp_env *e, const char *db_path, struct scn_error *err
 	r.db = e->db;
 	r.seed = e->plan->seed;
 	r.repeats = e->plan->repeats;
+	r.stop_after_failures = e->plan->stop_after_failures;
 	hx_progress_init(&e->progress, stderr, e->quiet, 0);
 	hx_progress_observer(&e->progress, &e->observer);
 	r.observer = &e->observer;

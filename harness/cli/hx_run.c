@@ -129,6 +129,7 @@ static int open_all(struct campaign_env *e, const struct hx_run_opts *o, struct 
 		return rc;
 	e->runner.seed = e->plan->seed;
 	e->runner.repeats = e->plan->repeats;
+	e->runner.stop_after_failures = e->plan->stop_after_failures;
 	e->runner.stop = &stop_requested;
 	e->runner.dry_run = o->dry_run;
 	if (o->dry_run)

@@ -76,6 +76,9 @@ static int top_scalars(const struct ycfg_node *root, struct hx_plan *p, struct s
 	if ((rc = ycfg_opt_int(root, "max_repeats", v, 100, v * 3 < 100 ? v * 3 : 100, &v, err)) < 0)
 		return rc;
 	p->max_repeats = (unsigned)v;
+	if ((rc = ycfg_opt_int(root, "stop_after_failures", 0, 100, 0, &v, err)) < 0)
+		return rc;
+	p->stop_after_failures = (unsigned)v;
 	return 0;
 }
 
@@ -291,7 +294,8 @@ static int sequential(struct hx_plan *p)
 static int load_sections(const struct ycfg_node *root, struct hx_plan *p, struct scn_error *err)
 {
 	static const char *const keys[] = { "name", "description", "seed", "testbed",
-					    "budget_hours", "repeats", "max_repeats", "verbs",
+					    "budget_hours", "repeats", "max_repeats",
+					    "stop_after_failures", "verbs",
 					    "metrics",
 					    "components", "fixed", "dimensions", "thresholds",
 					    "criteria", "analysis", "model", NULL };

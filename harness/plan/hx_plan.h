@@ -94,6 +94,8 @@ struct hx_plan {
 	double budget_hours;
 	unsigned repeats;
 	unsigned max_repeats;     /* repeats..100: sequential testing adds repeats up to it */
+	unsigned stop_after_failures; /* 0 (off) or 1..100: a point whose first N repeats all
+				       * failed is not measured further */
 	unsigned n_verbs;
 	enum topo_verb verbs[TOPO_VERB_COUNT];
 	unsigned n_metrics;

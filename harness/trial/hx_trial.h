@@ -55,6 +55,8 @@ struct hx_runner {
 	int64_t campaign;
 	uint64_t seed;                 /* plan seed: rule generation and trial noise derive from it */
 	unsigned repeats;
+	unsigned stop_after_failures; /* the plan's: a point whose first N repeats all failed
+				       * stops there (0: never; hx_point_failing) */
 	double budget_s;
 	const struct hx_observer *observer; /* borrowed, may be NULL */
 	volatile sig_atomic_t *stop;   /* set by a signal handler; checked between trials */
@@ -131,10 +133,14 @@ int hx_point_run(struct hx_runner *r, const struct gen_levels *l, const char *ph
 
 /* Grow OUT (zeroed before the first call, or filled by an earlier call for the same L and
  * FIRST) to N repeats: runs repeats FIRST + OUT->n .. FIRST + N - 1 of L (at once, one per
- * slot, on a pool; added in repeat order), then summarises. On an error the repeats before
- * the first failed one are kept in OUT and that error is returned. */
+ * slot, on a pool; added in repeat order), then summarises. One after the other, it stops
+ * short of N once the point is failing (R->stop_after_failures). On an error the repeats
+ * before the first failed one are kept in OUT and that error is returned. */
 int hx_point_extend(struct hx_runner *r, const struct gen_levels *l, const char *phase,
 		    int first, unsigned n, struct hx_point_result *out, struct scn_error *err);
+/* True when R stops points after failures and OUT's first R->stop_after_failures repeats or
+ * more all failed (no value, no unusable). */
+bool hx_point_failing(const struct hx_runner *r, const struct hx_point_result *out);
 /* Add one trial to OUT (its value, id, status, software share). */
 void hx_point_add(struct hx_point_result *out, const struct gen_levels *l,
 		  const struct hx_trial_out *t);
