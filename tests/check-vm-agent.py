@@ -4,8 +4,9 @@
 
 Acceptance (docs/agent.md): at 256 prios in front of the RoCE rule, write bandwidth with the
 agent running >= 0.8x the 0-prio baseline (load-paired: each run against the reverse run
-right after it; or the fastest run of each within 0.9x: load only subtracts) and latency <= 1.25x (the fastest run of each: load only adds; up to 1.5x
-when the load-paired medians are within 1.25x too); the forwarding
+right after it; or the fastest run of each within 0.9x: load only subtracts) and latency
+<= 1.25x (the fastest run of each: load only adds; up to 1.5x when the load-paired medians
+are within 1.25x too); the forwarding
 check found no
 changed action; --restore gives back the original table (tc -j filter show); the control run
 (a model predicting < 5%) applied no operation. Prints every figure it judges.

@@ -104,15 +104,20 @@ struct replay_args {
 	struct hx_measure_opts mo;
 };
 
-/* One of RoCE's path MTUs: TEXT (for --mtu, CMD the command) or, TEXT NULL, NUM, into *V;
- * a usage error (exit 2) for --mtu, -1 for NUM, when it is not. */
-static int parse_mtu(const char *cmd, const char *text, double num, double *v)
+/* One of RoCE's path MTUs? */
+static bool roce_mtu(double v)
 {
-	int rc = text ? parse_num(cmd, "--mtu", text, 256, 4096, v) : (*v = num, 0);
+	return v == 256 || v == 512 || v == 1024 || v == 2048 || v == 4096;
+}
 
-	if (rc == 0 && *v != 256 && *v != 512 && *v != 1024 && *v != 2048 && *v != 4096)
-		return text ? hx_usage_error(cmd, "--mtu: expected 256, 512, 1024, 2048 or 4096, "
-					     "got '%s'", text) : -1;
+/* --mtu TEXT into *V; a usage error (exit 2) when it is not a RoCE path MTU. */
+static int parse_mtu(const char *cmd, const char *text, double *v)
+{
+	int rc = parse_num(cmd, "--mtu", text, 256, 4096, v);
+
+	if (rc == 0 && !roce_mtu(*v))
+		return hx_usage_error(cmd, "--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'",
+				      text);
 	return rc;
 }
 
@@ -139,7 +144,7 @@ static int replay_opts(int argc, char **argv, struct replay_args *a)
 			a->ro.opt.hyper_capacity = (uint32_t)v;
 		else if (c == 'e' && !(rc = parse_num(cmd, "--emc", optarg, 1, 1 << 24, &v)))
 			a->ro.emc_entries = (uint32_t)v;
-		else if (c == 'U' && !(rc = parse_mtu(cmd, optarg, 0, &v))) {
+		else if (c == 'U' && !(rc = parse_mtu(cmd, optarg, &v))) {
 			a->mo.mtu = (uint32_t)v;
 			a->mtu_given = true;
 		} else if (c == 'Q' && !(rc = parse_num(cmd, "--qps", optarg, 1, 65536, &v))) {
@@ -276,11 +281,10 @@ static void adopt_setting(struct replay_args *a)
 {
 	struct hx_model_setting s;
 	char diff[512] = "";
-	double v;
 
 	hx_replay_model_setting(a->model, a->rnic, a->ro.opt.verb, a->ro.opt.metric, &s);
-	if (parse_mtu(NULL, NULL, s.mtu, &v) == 0 && !a->mtu_given)
-		a->mo.mtu = (uint32_t)v;
+	if (roce_mtu(s.mtu) && !a->mtu_given)
+		a->mo.mtu = (uint32_t)s.mtu;
 	else if (isfinite(s.mtu) && s.mtu != a->mo.mtu)
 		add_diff(diff, sizeof(diff), "mtu", s.mtu, a->mo.mtu);
 	if (s.qps >= 1 && s.qps <= 65536 && !a->qps_given)
