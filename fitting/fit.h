@@ -56,6 +56,11 @@
  *   (one walk over both inputs' masks on one host, missing its steering cache of r masks
  *   past m = 1 - r/(x + y); fit_forms_capc.c)
  *
+ *   pipec2    2       L / smax(1, c + k1 x (1 + u m(x)), c + k2 y (1 + u m(y)))
+ *                                             [L, c, k1, k2, u, r] (> 0)
+ *   (cap2's pipeline of the wire and two hosts' walks, each walk missing its host's
+ *   steering cache of r masks past m(w) = 1 - r/w, as walkc2's; fit_forms_pipec.c)
+ *
  *   v(m) = s * (1 - exp(-m/s)) + [m > 0]   (twice) the probes of a steering walk over m
  *          masks: the hit probe (one mask), then a walk that saturates at scale s
  *          (fit_forms_mech.c). Inputs are mask counts: these forms are fitted unscaled.
@@ -154,6 +159,7 @@ enum fit_form {
 	FIT_SPILLCT2Y,
 	FIT_LSPILLCT2,
 	FIT_LSPILLCT2Y,
+	FIT_PIPEC2,
 	FIT_FORM_COUNT
 };
 
@@ -309,7 +315,7 @@ struct fit_selection {
  * plane data from going to rbf2, which contains a plane as a limit, on a 2.07% vs 2.08%
  * coin toss). A model without CV figures counts as having infinite CV error. forms/n_forms list candidates; forms == NULL means every form
  * with n_inputs inputs but cache2, the spillc forms (their x, or y, must be flows: the
- * harness lists them when an input is), walkc2 and capc2, which are fitted only when listed (8 parameters: on 30
+ * harness lists them when an input is), walkc2, capc2 and pipec2, which are fitted only when listed (8 parameters: on 30
  * points AICc preferred it to cap2 at a worse held-out bias) (at most FIT_FORM_COUNT; each
  * must take n_inputs inputs). Each
  * candidate gets the same opts (same seed). Returns 0, -EINVAL (bad input), -EDOM (no candidate produced a valid

@@ -92,6 +92,9 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			     "a + b*P*(1 + u*m) + D*l(y), P = 3y (1 - exp(-x/(3y))), "
 			     "m = 1 - min(1, r/x) min(1, Q/y)", 11, 2, false,
 			     { "a", "b", "u", "r", "Q", "D", "x0", "w", "q", "g", "A" } },
+	[FIT_PIPEC2] = { FIT_PIPEC2, "pipec2",
+			 "L / smax(1, c + k1*x*(1 + u*m(x)), c + k2*y*(1 + u*m(y))), "
+			 "m(w) = 1 - r/w past r", 6, 2, false, { "L", "c", "k1", "k2", "u", "r" } },
 };
 
 static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
@@ -180,6 +183,8 @@ static const struct fit_form_ext exts[FIT_FORM_COUNT] = {
 			       FIT_U_X, FIT_U_X, FIT_U_ONE, FIT_U_ONE, FIT_U_ONE },
 			     { false, false, true, true, true, true, true, true, true, true,
 			       true }, false },
+	[FIT_PIPEC2] = { { FIT_U_Y, FIT_U_ONE, FIT_U_INVX, FIT_U_INVX, FIT_U_ONE, FIT_U_X },
+			 { true, true, true, true, true, true }, false },
 };
 
 const struct fit_form_info *fit_form_get(enum fit_form form)
@@ -280,6 +285,7 @@ double fit_form_eval(enum fit_form form, const double *p, const double in[2])
 	case FIT_LSPILLCT2Y: return fit_spillc_eval(form, p, in);
 	case FIT_WALKC2: return fit_walkc_eval(form, p, in);
 	case FIT_CAPC2: return fit_capc_eval(form, p, in);
+	case FIT_PIPEC2: return fit_pipec_eval(form, p, in);
 	case FIT_FORM_COUNT: break;
 	}
 	return NAN;
@@ -359,6 +365,7 @@ void fit_form_grad(enum fit_form form, const double *p, const double in[2], doub
 	case FIT_LSPILLCT2Y: fit_spillc_grad(form, p, in, g); return;
 	case FIT_WALKC2: fit_walkc_grad(form, p, in, g); return;
 	case FIT_CAPC2: fit_capc_grad(form, p, in, g); return;
+	case FIT_PIPEC2: fit_pipec_grad(form, p, in, g); return;
 	case FIT_FORM_COUNT: break;
 	}
 }
@@ -482,6 +489,9 @@ void fit_form_guess(enum fit_form form, size_t n, const double (*x)[2], const do
 		return;
 	case FIT_CAPC2:
 		fit_capc_guess(form, n, x, y, p);
+		return;
+	case FIT_PIPEC2:
+		fit_pipec_guess(form, n, x, y, p);
 		return;
 	case FIT_PLANE:
 	case FIT_LINE:

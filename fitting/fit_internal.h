@@ -88,6 +88,11 @@ void fit_walkc_grad(enum fit_form form, const double *params, const double in[2]
 void fit_walkc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The wire and two hosts' walks past their caches (pipec2; fit_forms_pipec.c). */
+double fit_pipec_eval(enum fit_form form, const double *params, const double in[2]);
+void fit_pipec_grad(enum fit_form form, const double *params, const double in[2], double *g);
+void fit_pipec_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
+		     double *p);
 /* One walk over both inputs past a shared steering cache (capc2; fit_forms_capc.c). */
 double fit_capc_eval(enum fit_form form, const double *params, const double in[2]);
 void fit_capc_grad(enum fit_form form, const double *params, const double in[2], double *g);

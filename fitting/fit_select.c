@@ -41,9 +41,9 @@ static size_t collect(size_t n_inputs, const enum fit_form *forms, size_t n_form
 			cand[nc++] = forms[i];
 		return nc;
 	}
-	/* cache2, the spillc forms (one input must be flows), walkc2 and capc2 (both inputs
-	 * on one host), the forms from cache2 on in the enum: only when asked (fit.h; the
-	 * harness lists them) */
+	/* cache2, the spillc forms (one input must be flows), walkc2, capc2 (both inputs on
+	 * one host) and pipec2, the forms from cache2 on in the enum: only when asked (fit.h;
+	 * the harness lists them) */
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++)
 		if (fit_form_get((enum fit_form)f)->n_inputs == n_inputs && f != FIT_CACHE2 &&
 		    f < FIT_SPILLC2)

@@ -23,7 +23,7 @@ static const char *const form_names[] = { "rbf2", "plane", "line", "rbf1", "serv
 					   "lspill", "lspilly", "cache", "spillc", "spillcy",
 					   "lspillc", "lspillcy", "walkc", "capc", "spillt",
 					   "spillty", "lspillt", "lspillty", "spillct", "spillcty",
-					   "lspillct", "lspillcty" };
+					   "lspillct", "lspillcty", "pipec" };
 
 void opt_seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -81,7 +81,8 @@ bool opt_params_ok(enum opt_form f, const double *p, size_t n)
 	case OPT_FORM_LSPILLCY: return (n == 9 || (n == 10 && p[9] >= 0.0)) && p[3] > 0.0 &&
 				       p[4] > 0.0 && p[6] > 0.0 && p[7] > 0.0 && p[8] >= 0.0;
 	case OPT_FORM_WALKC: return n == 5 && p[3] >= 0.0 && p[4] > 0.0;
-	case OPT_FORM_CAPC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
+	case OPT_FORM_CAPC:
+	case OPT_FORM_PIPEC: return n == 6 && p[4] >= 0.0 && p[5] > 0.0;
 	case OPT_FORM_SPILLT:
 	case OPT_FORM_SPILLTY: return n == 9 && p[3] > 0.0 && opt_spillt_block_ok(p + 4);
 	case OPT_FORM_LSPILLT:
@@ -312,19 +313,25 @@ static double walk_probes(double m, double s)
 	return -s * expm1(-m / s) + (m > 0 ? 1.0 : 0.0);
 }
 
-/* cap [L,c,k1,(k2,)s]: L over the smooth maximum (p-norm, exponent 32) of 1 and the
- * stages. */
-static double cap_value(const double *p, size_t np, double x, double y)
+/* The smooth maximum (p-norm, exponent 32) of 1 and two stages' times T1, T2 (negative
+ * times count as 0). */
+static double opt_smax3(double t1, double t2)
 {
-	double s = p[np - 1], k2 = np == 5 ? p[3] : 0.0;
-	double t1 = p[1] + p[2] * walk_probes(x, s), t2 = p[1] + k2 * walk_probes(y, s);
-	double top, sum;
+	double top;
 
 	t1 = t1 > 0 ? t1 : 0;
 	t2 = t2 > 0 ? t2 : 0;
 	top = fmax(1.0, fmax(t1, t2));
-	sum = pow(1.0 / top, 32) + pow(t1 / top, 32) + pow(t2 / top, 32);
-	return p[0] / (top * pow(sum, 1.0 / 32));
+	return top * pow(pow(1.0 / top, 32) + pow(t1 / top, 32) + pow(t2 / top, 32), 1.0 / 32);
+}
+
+/* cap [L,c,k1,(k2,)s]: L over the smooth maximum of 1 and the stages. */
+static double cap_value(const double *p, size_t np, double x, double y)
+{
+	double s = p[np - 1], k2 = np == 5 ? p[3] : 0.0;
+	double t1 = p[1] + p[2] * walk_probes(x, s), t2 = p[1] + k2 * walk_probes(y, s);
+
+	return p[0] / opt_smax3(t1, t2);
 }
 
 double opt_smax1(double t)
@@ -436,6 +443,16 @@ static double capc_value(const double *p, double x, double y)
 	return p[0] / opt_smax1(p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m));
 }
 
+/* pipec [L,c,k1,k2,u,r]: L / smax(1, c + k1 x (1 + u m(x)), c + k2 y (1 + u m(y))),
+ * m(w) = 1 - r/w past r (smax as cap's). */
+static double pipec_value(const double *p, double x, double y)
+{
+	double mx = x > p[5] ? 1.0 - p[5] / x : 0.0, my = y > p[5] ? 1.0 - p[5] / y : 0.0;
+	double t1 = p[1] + p[2] * x * (1.0 + p[4] * mx), t2 = p[1] + p[3] * y * (1.0 + p[4] * my);
+
+	return p[0] / opt_smax3(t1, t2);
+}
+
 int opt_model_predict(const struct opt_model *m, const char *verb, const char *metric,
 		      double x, double y, double *value)
 {
@@ -480,6 +497,7 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_LSPILLCY: v = lspillc_value(p, r->np, y, x); break;
 	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
 	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
+	case OPT_FORM_PIPEC: v = pipec_value(p, x, y); break;
 	case OPT_FORM_SPILLT:
 	case OPT_FORM_SPILLTY:
 	case OPT_FORM_LSPILLT:

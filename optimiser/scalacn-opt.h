@@ -168,6 +168,9 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   capc    [L,c,k1,k2,u,r]  L / smax(1, c + (k1*x + k2*y)*(1 + u*m)) with m = 1 - r/(x + y)
  *                        for x + y > r, else 0 (u >= 0, r > 0): one walk over both inputs'
  *                        masks on one host, missing its steering cache of r masks
+ *   pipec   [L,c,k1,k2,u,r]  L / smax(1, c + k1*x*(1 + u*m(x)), c + k2*y*(1 + u*m(y))) with
+ *                        m(w) = 1 - r/w for w > r, else 0 (u >= 0, r > 0): the wire and two
+ *                        hosts' walks, each missing its host's steering cache of r masks
  *   spillt  [L,c,k,S,x0,w,q,g,A]  spill with the table share: s(x) = 1 - clip(A*(w/x - 1),
  *                        0, 1) for x > e = x0 - q*y, else 0 (x0, w, A > 0, q, g >= 0), and
  *                        l(x) = s(x) * (x/w)^g: the flows whose rules come after what a table
@@ -202,7 +205,8 @@ enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_LSPILLY, OPT_FORM_CACHE, OPT_FORM_SPILLC, OPT_FORM_SPILLCY,
 		OPT_FORM_LSPILLC, OPT_FORM_LSPILLCY, OPT_FORM_WALKC, OPT_FORM_CAPC,
 		OPT_FORM_SPILLT, OPT_FORM_SPILLTY, OPT_FORM_LSPILLT, OPT_FORM_LSPILLTY,
-		OPT_FORM_SPILLCT, OPT_FORM_SPILLCTY, OPT_FORM_LSPILLCT, OPT_FORM_LSPILLCTY };
+		OPT_FORM_SPILLCT, OPT_FORM_SPILLCTY, OPT_FORM_LSPILLCT, OPT_FORM_LSPILLCTY,
+		OPT_FORM_PIPEC };
 #define OPT_MODEL_MAX_PARAMS 12 /* 7 before cache, 8 before spillc, 10 before the spill
 				 * forms' growth g, 11 before spillct: the row struct grew */
 

@@ -3,7 +3,7 @@
  * test-fit-walls: the fitting's wall forms recovered from synthetic data with known
  * parameters (tests/fit-synth-util.h): a capacity cliff or spill in flows times a walk in
  * masks in either order of the inputs, the parameter a ridge leaves undetermined held, the
- * steering-cache forms (cache2, spillc2, walkc2, capc2) and a slow NLS start carried on
+ * steering-cache forms (cache2, spillc2, walkc2, capc2, pipec2) and a slow NLS start carried on
  * (the points of a CX-6 campaign). test-fitting.c and test-fit-select.c hold
  * the rest of fitting/'s tests.
  */
@@ -338,6 +338,42 @@ static void test_fitting_capc_recovered(void **state)
 	assert_true(sel.models[1].q.cv_max_bias > 2 * w->q.cv_max_bias);
 }
 
+/* The wire and two hosts' walks, each past its host's steering cache of 24 masks (a missed
+ * probe costs u = 1.5 more; the walls start before the cache fills, so that both the
+ * walk's slope and the miss cost show): pipec2
+ * recovers the capacity, the miss cost and both slopes from 1% noise and holds the data out
+ * far more closely than cap2 (walks that do not steepen), cache2 (one cache both walks fill)
+ * and rbf2, which the harness picked before pipec2 was a candidate (held out at 83%). */
+static void test_fitting_pipec_recovered(void **state)
+{
+	static const double truth[6] = { 388, 0.2, 0.05, 0.04, 1.5, 24 };
+	static const double masks[] = { 1, 2, 4, 8, 12, 18, 24, 28, 34, 45, 64, 90, 128 };
+	static const enum fit_form cands[] = { FIT_CAP2, FIT_CACHE2, FIT_RBF2, FIT_PIPEC2 };
+	const size_t nm = sizeof(masks) / sizeof(masks[0]);
+	struct synth s = { .n = 0 };
+	struct fit_selection sel;
+	struct scn_error e;
+
+	(void)state;
+	synth_levels(&s, FIT_PIPEC2, truth, masks, nm, masks, nm, 0.01, 79);
+	struct fit_data d = data_of(&s);
+	assert_int_equal(fit_select(&d, 2, cands, 4, NULL, &sel, &e), 0);
+	const struct fit_model *w = &sel.models[sel.best];
+	print_message("# pipec2: %s won (%s); r %.1f (24), u %.2f (1.5), k1 %.4f (0.05), k2 %.4f "
+		      "(0.04), held-out max %.2f%% (cap2 %.2f%%, cache2 %.2f%%, rbf2 %.2f%%)\n",
+		      fit_form_name(w->form), sel.reason, w->params[5], w->params[4], w->params[2],
+		      w->params[3], 100 * w->q.cv_max_bias, 100 * sel.models[0].q.cv_max_bias,
+		      100 * sel.models[1].q.cv_max_bias, 100 * sel.models[2].q.cv_max_bias);
+	assert_int_equal(w->form, FIT_PIPEC2);
+	assert_true(fabs(w->params[5] - 24) < 0.15 * 24);
+	assert_true(fabs(w->params[4] - 1.5) < 0.3 * 1.5);
+	assert_true(fabs(w->params[2] - 0.05) < 0.15 * 0.05);
+	assert_true(fabs(w->params[3] - 0.04) < 0.15 * 0.04);
+	assert_true(w->q.cv_max_bias < 0.04);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(sel.models[i].q.cv_max_bias > 2 * w->q.cv_max_bias);
+}
+
 /* CX-6's send bandwidth from qualify-full (flows, server decap masks; the simulated testbed's
  * points over rule layouts, 2 Dec 2026): one fold's best start ran out of iterations on the
  * ridge of the cache's parameters at a third of the residual of the converged starts, whose
@@ -397,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_fitting_spillc_recovered),
 		cmocka_unit_test(test_fitting_walkc_recovered),
 		cmocka_unit_test(test_fitting_capc_recovered),
+		cmocka_unit_test(test_fitting_pipec_recovered),
 		cmocka_unit_test(test_fitting_slow_start_carried_on),
 	};
 

@@ -194,6 +194,7 @@ static void test_fitcmd_export_mechanism_formulas(void **state)
 		  10 },
 		{ FIT_WALKC2, OPT_FORM_WALKC, { 2.7, 0.05, 0.08, 0.4, 7 }, 5 },
 		{ FIT_CAPC2, OPT_FORM_CAPC, { 97, 0.2, 0.01, 0.02, 1.3, 15 }, 6 },
+		{ FIT_PIPEC2, OPT_FORM_PIPEC, { 97, 0.2, 0.03, 0.02, 1.3, 15 }, 6 },
 		/* the table share: a jump at the corner (20 flows: 0.6 spilled), every flow
 		 * spilled past w = 30 */
 		{ FIT_SPILLT2, OPT_FORM_SPILLT, { 88, 0.4, 0.03, 20, 10, 30, 0.1, 0.6, 0.8 }, 9 },

@@ -81,6 +81,7 @@ static void test_fitting_gradients(void **state)
 		[FIT_SPILLCT2Y] = { 88, 0.3, 0.02, 1.5, 30, 60, 20, 60, 90, 0.1, 0.4, 0.8 },
 		[FIT_LSPILLCT2] = { 2.7, 0.05, 1.5, 50, 20, 10, 30, 60, 0.1, 0.4, 0.8 },
 		[FIT_LSPILLCT2Y] = { 2.7, 0.05, 1.5, 30, 60, 10, 60, 90, 0.1, 0.4, 0.8 },
+		[FIT_PIPEC2] = { 97, 0.2, 0.03, 0.02, 1.3, 50 },
 	};
 	const double pts[3][2] = { { 0, 0 }, { 37, 81 }, { 52, 3 } };
 	for (unsigned f = 0; f < FIT_FORM_COUNT; f++) {

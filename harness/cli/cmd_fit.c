@@ -384,7 +384,7 @@ const struct hx_command hx_def_fit = {
 	"(x, y) count as one point, their median (over rule layouts: their value with the\n"
 	"flows spread evenly over the masks, from the layouts' walks, docs/fitting.md).\n"
 	"Candidate forms: rbf2, service2, plane, cap2, cliff2, cliff2y, spill2,\n"
-	"spill2y, spillt2, spillt2y (bw); plane, rbf2, service2, walk2, lspill2, lspill2y,\n"
+	"spill2y, spillt2, spillt2y, pipec2 (bw); plane, rbf2, service2, walk2, lspill2, lspill2y,\n"
 	"lspillt2, lspillt2y (lat); with flows as an input the capacity-cliff forms\n"
 	"spillc2(y), spillct2(y), lspillc2(y) and lspillct2(y) (the \"t\" forms: the share past a\n"
 	"table's capacity falls as 1/flows), with both inputs one host's masks capc2 (bw);\n"

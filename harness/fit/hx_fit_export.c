@@ -109,6 +109,7 @@ static int opt_form_of(enum fit_form f, enum opt_form *o)
 	case FIT_LSPILLC2Y: *o = OPT_FORM_LSPILLCY; return 0;
 	case FIT_WALKC2: *o = OPT_FORM_WALKC; return 0;
 	case FIT_CAPC2: *o = OPT_FORM_CAPC; return 0;
+	case FIT_PIPEC2: *o = OPT_FORM_PIPEC; return 0;
 	case FIT_SPILLT2: *o = OPT_FORM_SPILLT; return 0;
 	case FIT_SPILLT2Y: *o = OPT_FORM_SPILLTY; return 0;
 	case FIT_LSPILLT2: *o = OPT_FORM_LSPILLT; return 0;

@@ -25,7 +25,7 @@ size_t hx_fit_default_forms(const char *metric, enum fit_form *forms)
 	static const enum fit_form bw[] = { FIT_RBF2, FIT_SERVICE2, FIT_PLANE, FIT_CAP2,
 					     FIT_CLIFF2, FIT_CLIFF2Y, FIT_SPILL2, FIT_SPILL2Y,
 					     FIT_SPILLC2, FIT_SPILLC2Y, FIT_CAPC2, FIT_SPILLT2,
-					     FIT_SPILLT2Y, FIT_SPILLCT2, FIT_SPILLCT2Y };
+					     FIT_SPILLT2Y, FIT_SPILLCT2, FIT_SPILLCT2Y, FIT_PIPEC2 };
 	static const enum fit_form lat[] = { FIT_PLANE, FIT_RBF2, FIT_SERVICE2, FIT_WALK2,
 					      FIT_LSPILL2, FIT_LSPILL2Y, FIT_LSPILLC2,
 					      FIT_LSPILLC2Y, FIT_WALKC2, FIT_LSPILLT2,
