@@ -217,6 +217,12 @@ int res_cause_each(struct res_db *db, int64_t campaign, res_cause_cb cb, void *c
 int res_cause_dimensions(struct res_db *db, int64_t campaign, const char *verb,
 			 const char *metric, unsigned max, char (*out)[64], unsigned *n,
 			 struct scn_error *err);
+/* The dimensions other than DESIGNED that CAMPAIGN's model-phase points of (VERB, METRIC)
+ * take more than one level of (a design point repaired: its flows raised to hold its encap
+ * contexts), by name, at most MAX into OUT[*N]; *N = 0 when none or no model phase. */
+int res_model_varied(struct res_db *db, int64_t campaign, const char *verb, const char *metric,
+		     const char *designed, unsigned max, char (*out)[64], unsigned *n,
+		     struct scn_error *err);
 /* Remove symptoms and causes of a campaign (re-analysis). */
 int res_analysis_clear(struct res_db *db, int64_t campaign, struct scn_error *err);
 

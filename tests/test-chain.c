@@ -355,18 +355,18 @@ static void unseen_profile(const char *name, const char *tag, struct model_tally
 	e2e_rmdir(dir);
 }
 
-/* qualify-full on profiles the fitting was not developed on (testbeds/sim/profiles/
- * test-perturbed.yaml: CX-6 with other numbers; test-cache-walls.yaml: CX-6 whose bandwidth
- * walls come from each host's steering cache): their models and their held-out bias, printed
- * apart from the shipped profiles' (docs/fitting.md, "On a profile it has not seen"). What is
- * asserted is what must hold on any profile: the walls give every (verb, metric) its inputs
- * and a model, each fitted with its baseline beside it (tally_model), the points' own noise
- * past the flows cliff, and where the walls are the cache's on both hosts a form that
- * follows them (before pipec2 the send and write bandwidth went to rbf2 at 83%, not
- * exportable). */
+/* qualify-full on profiles the fitting was not developed on (testbeds/sim/profiles/:
+ * test-perturbed.yaml, CX-6 with other numbers; test-cache-walls.yaml, CX-6 whose bandwidth
+ * walls come from each host's steering cache; test-qp-pages.yaml, CX-6 without steering
+ * walls): their models and their held-out bias, printed apart from the shipped profiles'
+ * (docs/fitting.md, "On a profile it has not seen"). What is asserted is what must hold on
+ * any profile: the walls give every (verb, metric) its inputs and a model, each fitted with
+ * its baseline beside it (tally_model), the points' own noise past the flows cliff, and
+ * where the walls are the cache's on both hosts a form that follows them (before pipec2 the
+ * send and write bandwidth went to rbf2 at 83%, not exportable). */
 static void test_chain_unseen_profile_models(void **state)
 {
-	struct model_tally pert = { 0 }, cache = { 0 };
+	struct model_tally pert = { 0 }, cache = { 0 }, qpp = { 0 };
 
 	(void)state;
 	unseen_profile("perturbed", "pert", &pert);
@@ -378,6 +378,12 @@ static void test_chain_unseen_profile_models(void **state)
 	unseen_profile("cache-walls", "cache", &cache);
 	assert_int_equal(cache.models, 6);
 	assert_int_equal(cache.exportable, 6);
+	/* no steering walls at all: every (verb, metric)'s only modelled cause is the encap
+	 * contexts' timeout wall, whose design points past 256 contexts carry the flows they
+	 * need; fitted on both (fit exited 2 before, every group at 4 points) */
+	unseen_profile("qp-pages", "qpp", &qpp);
+	assert_int_equal(qpp.models, 6);
+	assert_int_equal(qpp.exportable, 6);
 }
 
 int main(void)

@@ -687,6 +687,43 @@ static void test_results_cause_dimensions_leave_contexts_out(void **state)
 	assert_string_equal(names[1], "flows");
 }
 
+/* The dimensions a model phase's points of one (verb, metric) moved besides the designed
+ * one: the flows a repaired point needed for its encap contexts; not the rule layout, not
+ * another (verb, metric)'s points, not another phase's. */
+static void test_results_model_varied_names_repaired_dimension(void **state)
+{
+#define PT(key, rest, phase) { key, "{\"verb\":\"send\"," rest "}", phase }
+	static const char *const pts[][3] = {
+		PT("m1", "\"metric\":\"bw\",\"encap_contexts\":1,\"flows\":256,\"layout\":1", "model"),
+		PT("m2", "\"metric\":\"bw\",\"encap_contexts\":147,\"flows\":256,\"layout\":2",
+		   "model"),
+		PT("m3", "\"metric\":\"bw\",\"encap_contexts\":1024,\"flows\":1024", "model"),
+		PT("m4", "\"metric\":\"lat\",\"encap_contexts\":1,\"qps\":4", "model"),
+		PT("m5", "\"metric\":\"lat\",\"encap_contexts\":1,\"qps\":8", "model"),
+		PT("s1", "\"metric\":\"bw\",\"encap_contexts\":1,\"cores\":8", "sweep"),
+	};
+#undef PT
+	struct fx *f = opened(state);
+	int64_t a = add_campaign(f->db, "a", "t"), id;
+	char names[4][64];
+	unsigned n = 9;
+
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
+		assert_int_equal(res_point_upsert(f->db, a, pts[i][0], pts[i][1], "", pts[i][2], &id,
+						  &f->err), 0);
+	assert_int_equal(res_model_varied(f->db, a, "send", "bw", "encap_contexts", 4, names, &n,
+					  &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "flows");
+	assert_int_equal(res_model_varied(f->db, a, "send", "lat", "encap_contexts", 4, names, &n,
+					  &f->err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "qps");
+	assert_int_equal(res_model_varied(f->db, a, "read", "bw", "encap_contexts", 4, names, &n,
+					  &f->err), 0);
+	assert_int_equal(n, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -707,6 +744,7 @@ int main(void)
 		T(test_results_trial_each_joins_levels),
 		T(test_results_symptoms_causes_clear),
 		T(test_results_cause_dimensions_leave_contexts_out),
+		T(test_results_model_varied_names_repaired_dimension),
 		T(test_results_csv_export_exact),
 		T(test_results_wal_reader_during_write),
 	};

@@ -367,7 +367,8 @@ static const struct hx_opt fit_opts[] = {
 	  "e.g. --where msg_size=2 for imported perftest -a logs)", NULL, 0 },
 	{ "inputs", 'I', "X,Y", "the model's inputs: dimension names, or client.masks /\n"
 	  "server.masks (a host's encap + decap masks); default client.masks,server.masks;\n"
-	  "'causes': per (verb, metric) the dimensions its newest campaign's causes name", NULL, 0 },
+	  "'causes': per (verb, metric) the dimensions its newest campaign's causes name\n"
+	  "(one such dimension: with the one other its model-phase points moved)", NULL, 0 },
 	{ "seed", 's', "N", "seed of the fit's starts and cross-validation folds (default 1)", NULL, 0 },
 	{ "json", 'J', NULL, "print the stored models as JSON (docs/json.md)", NULL, 0 },
 	HX_OPT_END,

@@ -142,8 +142,9 @@ void hx_fit_set_free(struct hx_fit_set *s);
 struct hx_fit_data *hx_fit_set_data(struct hx_fit_set *s, size_t i);
 void hx_fit_set_steal(struct hx_fit_set *s, size_t i);
 /* As hx_fit_collect_where, each group on the dimensions its newest campaign's causes name
- * (results' res_cause_dimensions, at most two; none: the default inputs). `fit --inputs
- * causes`, the inputs the model phase designed its points over. */
+ * (results' res_cause_dimensions, at most two; one: with the one other its model-phase points
+ * moved, res_model_varied; none: the default inputs). `fit --inputs causes`, the inputs the
+ * model phase designed its points over. */
 int hx_fit_collect_causal(struct res_db *db, const char *rnic, const char *verb,
 			  const char *metric, const char *const *where, struct hx_fit_set **out,
 			  struct scn_error *err);
