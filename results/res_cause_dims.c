@@ -8,7 +8,9 @@
  * ("verb=write; metric=bw; ...", as harness/causal/hx_analysis.c writes it). A cause with
  * context members (the detail's "contexts=": message size, page size) is left out: it acts
  * only at a setting other than the one the model phase measures at (the baseline's), so its
- * other members would be inputs the model cannot see move.
+ * other members would be inputs the model cannot see move. A cause that acts through the
+ * flows (the detail's "through=flows": its points need flows past the flows' wall,
+ * harness/causal/hx_through.c) is left out too: a model over it sees the flows move.
  */
 #include "results/res_int.h"
 
@@ -57,6 +59,8 @@ static int on_cause(const struct res_cause *c, void *ctx)
 	if (!detail_says(c->detail, "verb", k->verb) || !detail_says(c->detail, "metric", k->metric))
 		return 0;
 	if (strstr(c->detail, "contexts=")) /* it acts at another setting than the models' */
+		return 0;
+	if (strstr(c->detail, "through=")) /* it acts by moving another dimension */
 		return 0;
 	for (const char *p = c->members; *p;) {
 		size_t len = strcspn(p, ",");

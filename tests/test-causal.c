@@ -464,6 +464,45 @@ static struct hx_cause a_cause(double effect, double lo, double hi, double conf)
 	return c;
 }
 
+/* A cause whose isolation point needs flows past a flows cause's wall acts through the
+ * flows (4,096 encap contexts on 256 requested flows, the flows' wall at 3,024); one whose
+ * point needs fewer (128 masks), or where the flows' wall lies beyond what it needs (7,512),
+ * does not; nor does a cause of another (verb, metric). */
+static void test_causal_cause_through_flows(void **state)
+{
+	struct hx_analysis *a = calloc(1, sizeof(*a));
+	struct hx_cause *ctx, *masks, *other;
+
+	(void)state;
+	assert_non_null(a);
+	a->causes[0] = a_cause(-0.89, -0.9, -0.88, 1.0); /* flows */
+	a->causes[0].wall[0] = 3024;
+	ctx = &a->causes[1];
+	*ctx = a_cause(-0.88, -0.9, -0.86, 1.0);
+	ctx->members[0] = gen_dimension_find("encap_contexts");
+	gen_levels_neutral(&ctx->shown);
+	ctx->shown.flows = 256;
+	ctx->shown.encap_contexts = 4096;
+	masks = &a->causes[2];
+	*masks = *ctx;
+	masks->members[0] = gen_dimension_find("server.decap_masks");
+	masks->shown.encap_contexts = 1;
+	gen_levels_set(&masks->shown, masks->members[0], 128, NULL);
+	other = &a->causes[3];
+	*other = *ctx;
+	other->metric = GEN_METRIC_LAT;
+	a->n_causes = 4;
+	hx_analysis_mark_through(a);
+	assert_string_equal(ctx->through, "flows");
+	assert_string_equal(masks->through, "");
+	assert_string_equal(other->through, ""); /* no flows cause of write latency */
+	assert_string_equal(a->causes[0].through, "");
+	a->causes[0].wall[0] = 7512;
+	hx_analysis_mark_through(a);
+	assert_string_equal(ctx->through, "");
+	free(a);
+}
+
 /* The four rules, each alone, and the reasons a suspect carries. */
 static void test_causal_support_rules(void **state)
 {
@@ -690,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_causal_drifted_baseline_makes_suspects),
 		cmocka_unit_test(test_causal_causes_sharing_a_member),
 		cmocka_unit_test(test_causal_cause_hidden_behind_another),
+		cmocka_unit_test(test_causal_cause_through_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

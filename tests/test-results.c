@@ -653,7 +653,8 @@ static void test_results_wal_reader_during_write(void **state)
 
 /* The model inputs a campaign's causes name: strongest first (|effect| x confidence summed
  * over the causes), other verbs and metrics ignored, causes with context members (listed in
- * the detail's "contexts=": they act at another message size than the model's) left out. */
+ * the detail's "contexts=": they act at another message size than the model's) and causes
+ * acting through the flows ("through=flows") left out. */
 static void put_cause(struct fx *f, int64_t campaign, const char *members, double effect,
 		      const char *detail)
 {
@@ -681,6 +682,9 @@ static void test_results_cause_dimensions_leave_contexts_out(void **state)
 	put_cause(f, a, "server.decap_masks", -0.30, "verb=write; metric=bw; strategy=cct");
 	put_cause(f, a, "flows", -0.90, "verb=read; metric=bw; strategy=cct");
 	put_cause(f, a, "flows,server.decap_masks", -0.20, "verb=write; metric=bw; strategy=cct");
+	put_cause(f, a, "encap_contexts", -0.95,
+		  "verb=write; metric=bw; strategy=cct; kind=sw_fallback; class=S1; "
+		  "walls=encap_contexts@3024(ok 2896); through=flows");
 	assert_int_equal(res_cause_dimensions(f->db, a, "write", "bw", 4, names, &n, &f->err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "server.decap_masks"); /* 0.30 + 0.20 */

@@ -213,9 +213,10 @@ static int store_one(struct res_db *db, int64_t campaign, const struct hx_analys
 	hx_cause_walls_text(c, walls, sizeof(walls));
 	contexts_text(c, contexts, sizeof(contexts));
 	snprintf(rc.detail, sizeof(rc.detail),
-		 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s%s",
+		 "verb=%s; metric=%s; strategy=%s; kind=%s; class=%s; walls=%s%s%s%s%s%s",
 		 topo_verb_name(c->verb), hx_metric_name(c->metric),
 		 hx_strategy_name(a->strategy), c->kind, s.class_, walls, contexts,
+		 c->through[0] ? "; through=" : "", c->through,
 		 isfinite(c->effect) ? "" : "; effect: trials failed",
 		 c->undecided ? "; undecided: more repeats needed" : "");
 	return res_cause_put(db, &rc, err);

@@ -554,6 +554,7 @@ int hx_causal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_ou
 
 		rc = rs < 0 && rs != -EDQUOT ? rs : rc ? rc : rs;
 	}
+	hx_analysis_mark_through(a);
 	a->points = hx_eval_points(e);
 	a->trials = hx_eval_trials(e);
 	a->cost_s = hx_eval_cost(e);

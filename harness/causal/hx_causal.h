@@ -214,6 +214,8 @@ struct hx_cause {
 	struct gen_levels shown;                 /* where it was shown (the isolation point) */
 	bool replicated;                         /* fresh trials: symptom with it, cured without */
 	bool in_range;                           /* every member inside the qualified ranges */
+	char through[16];                        /* "flows": its points need the flows past
+						  * their wall (hx_through.c), else "" */
 	char why[192];                           /* a suspect: why the evidence does not support it */
 	unsigned n_ids;
 	int64_t ids[HX_CAUSE_MAX_IDS];
@@ -292,6 +294,9 @@ bool hx_cause_supported(const struct hx_plan *p, const struct hx_cause *c, char 
 			size_t len);
 /* Move every cause of A whose baseline drifted by the check after the analysis (o->drift)
  * to A's suspects, with the reason "baseline drifted". */
+/* Mark the causes that act through the flows (hx_through.c): their isolation point needs
+ * at least the flows of a flows cause's wall. */
+void hx_analysis_mark_through(struct hx_analysis *a);
 void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
 			    const struct hx_outcome *o);
 /* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */

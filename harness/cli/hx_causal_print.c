@@ -35,7 +35,9 @@ static void cause_line(const struct hx_cause *c, bool suspect, FILE *out)
 	if (suspect)
 		fprintf(out, "%s\n", c->why);
 	else
-		fprintf(out, "%-12s %s%s%s\n", c->class_[0] ? c->class_ : "unclassified", walls,
+		fprintf(out, "%-12s %s%s%s%s%s%s\n", c->class_[0] ? c->class_ : "unclassified", walls,
+			c->through[0] ? " (through " : "", c->through[0] ? c->through : "",
+			c->through[0] ? ": its points need them past their wall)" : "",
 			c->undecided ? " (undecided: more repeats needed)" : "",
 			c->in_range ? "  << inside qualified range" : "");
 }
@@ -112,6 +114,8 @@ static struct json_object *cause_json(const struct hx_cause *c, bool suspect)
 	json_object_object_add(o, "replicated", json_object_new_boolean(c->replicated));
 	if (!suspect)
 		json_object_object_add(o, "in_range", json_object_new_boolean(c->in_range));
+	if (!suspect && c->through[0])
+		json_object_object_add(o, "through", json_object_new_string(c->through));
 	if (suspect)
 		json_object_object_add(o, "why", json_object_new_string(c->why));
 	json_object_object_add(o, "trial_ids", ids);
