@@ -25,7 +25,8 @@
  *
  * ---- Fitting (hx_fit_group) --------------------------------------------------------------
  * Candidate forms (fit_select: AICc, cross-validation as tie-breaker), two-input forms only:
- *     bw:  rbf2, service2, plane, cap2, cliff2, cliff2y, spill2, spill2y, spillt2, spillt2y
+ *     bw:  rbf2, service2, plane, cap2, cliff2, cliff2y, spill2, spill2y, spillt2, spillt2y,
+ *          pipec2
  *     lat: plane, rbf2, service2, walk2, lspill2, lspill2y, lspillt2, lspillt2y
  *     (and, where an input is flows or both are one host's masks, the spillc / spillct,
  *     walkc2 and capc2 forms: hx_fit_default_forms)
