@@ -268,6 +268,39 @@ static void test_fresh_replay_notes_the_models_setting(void **state)
 	e2e_rmdir(dir);
 }
 
+/* A model over flows and encap contexts (qualify-full's CX-6 read bandwidth): replay feeds
+ * the contexts at the level its testbed point holds them (one per subnet) and runs; it
+ * exited 2 before ("input 'encap_contexts' is not fed by this table"). An input that is no
+ * dimension still is an error naming it. */
+static void test_fresh_replay_feeds_the_points_other_levels(void **state)
+{
+	const char *dir = e2e_tmpdir();
+	char model[1100], trace[1100], err[256];
+	struct opt_model_row row = { "R", "fw", "write", "bw", OPT_FORM_PLANE, { -0.001, -0.01, 97 },
+				     3, { 0 }, 0, NULL, "flows,encap_contexts", { 0 } };
+	const char *gen[] = { "gen-trace", "--flows", "200", "--popularity", "zipf:1.0",
+			      "--duration", "3", "--churn", "0", "--seed", "1", "-o", trace, NULL };
+	const char *rep[] = { "replay", "--trace", trace, "--model", model, NULL };
+	struct e2e_run r;
+
+	(void)state;
+	snprintf(model, sizeof(model), "%s/c.model", dir);
+	snprintf(trace, sizeof(trace), "%s/t.csv", dir);
+	assert_int_equal(e2e_scalacn_run(&r, gen), 0);
+	e2e_run_free(&r);
+	assert_int_equal(opt_model_write(model, &row, 1, err, sizeof(err)), 0);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 0);
+	assert_null(strstr(r.err, "not fed"));
+	assert_non_null(strstr(r.out, "optimiser"));
+	e2e_run_free(&r);
+	row.inputs = "flows,tenant_count";
+	assert_int_equal(opt_model_write(model, &row, 1, err, sizeof(err)), 0);
+	assert_int_equal(e2e_scalacn_run(&r, rep), 2);
+	assert_non_null(strstr(r.err, "input 'tenant_count' is not fed by this table"));
+	e2e_run_free(&r);
+	e2e_rmdir(dir);
+}
+
 /* The model phase: a `model:` section adds a design over the causes' dimensions (phase
  * "model"), and `fit --inputs causes` fits each (verb, metric) on those dimensions. */
 static void test_fresh_model_phase_over_the_causes(void **state)
@@ -506,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_analyze_from_any_directory),
 		cmocka_unit_test(test_fresh_replay_names_the_models_a_file_holds),
 		cmocka_unit_test(test_fresh_replay_notes_the_models_setting),
+		cmocka_unit_test(test_fresh_replay_feeds_the_points_other_levels),
 		cmocka_unit_test(test_fresh_model_phase_over_the_causes),
 		cmocka_unit_test(test_fresh_model_phase_cut_spans_the_range),
 		cmocka_unit_test(test_fresh_model_phase_refines_the_grid),

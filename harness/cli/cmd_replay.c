@@ -229,9 +229,25 @@ static bool only_bw_verb(const char *list, char *out, size_t len)
 	return true;
 }
 
+/* Feed input NAME (NULL: none) of the model the level the replayed testbed point holds
+ * it at (hx_replay_point), unless the table feeds it (its masks, its rules as flows) or it
+ * is no dimension (a host's masks sum, fed from FIXED in feed_model). */
+static void feed_point_level(struct opt_config *c, const struct hx_measure_opts *mo,
+			     const char *name)
+{
+	const struct gen_dimension *d = name ? gen_dimension_find(name) : NULL;
+	struct gen_levels lv;
+
+	if (!d || !strcmp(name, c->masks_input) || !strcmp(name, c->flows_input))
+		return;
+	hx_replay_point(1024, 1, mo, 1.0, &lv); /* the levels that do not follow the table */
+	opt_config_set_input(c, name, gen_levels_get(&lv, d));
+}
+
 /* The replayed table is the server's receive path (hx_replay_layout.c's point: client 1
- * encap mask, server decap masks = the table's, flows = its rules): feed the model's inputs
- * by those names. Without --verb, a file with no write/bw but one VERB/bw model uses it. */
+ * encap mask, server decap masks = the table's, flows = its rules, one encap context per
+ * subnet): feed the model's inputs by those names, any other dimension at the point's
+ * level. Without --verb, a file with no write/bw but one VERB/bw model uses it. */
 static int feed_model(struct replay_args *a, const struct opt_model *m)
 {
 	static const struct { const char *name; double base; } fixed[] = {
@@ -256,6 +272,8 @@ static int feed_model(struct replay_args *a, const struct opt_model *m)
 		snprintf(c->masks_input, sizeof(c->masks_input), "%s",
 			 strstr(x, "server.") ? x : y && strstr(y, "server.") ? y : "server.masks");
 		snprintf(c->flows_input, sizeof(c->flows_input), "flows");
+		feed_point_level(c, &a->mo, x);
+		feed_point_level(c, &a->mo, y);
 	}
 	if ((rc = opt_table_new(c, &t)) == 0)
 		rc = opt_table_check_model(t, m, err, sizeof(err));

@@ -188,6 +188,11 @@ struct hx_measure_opts {
 	uint64_t seed;         /* rule-set and measurement seed (same for every policy) */
 };
 void hx_measure_opts_default(struct hx_measure_opts *o);
+/* The testbed point a layout of N_FLOWS flows over N_MASKS masks is measured at (the file's
+ * header: one client encap mask, the masks as the server's decap masks, one encap context
+ * per subnet), with the traffic's Zipf exponent S (0: uniform). */
+void hx_replay_point(uint32_t n_flows, uint32_t n_masks, const struct hx_measure_opts *o,
+		     double s, struct gen_levels *lv);
 
 /* The setting the model file's (RNIC (NULL: any), VERB, METRIC) model was fitted at, from
  * its quality_json "fixed" (NAN: the file does not say). hx_replay_setting.c. */

@@ -217,14 +217,14 @@ int hx_layout_server_rules(const struct hx_layout *l, enum hx_policy p,
 	return 0;
 }
 
-static void point(const struct hx_layout *l, const struct hx_measure_opts *o, double s,
-		  struct gen_levels *lv)
+void hx_replay_point(uint32_t n_flows, uint32_t n_masks, const struct hx_measure_opts *o,
+		     double s, struct gen_levels *lv)
 {
 	gen_levels_neutral(lv);
-	lv->flows = l->n_flows;
-	lv->subnets = o->subnets < l->n_flows ? o->subnets : l->n_flows;
+	lv->flows = n_flows;
+	lv->subnets = o->subnets < n_flows ? o->subnets : n_flows;
 	lv->masks[GEN_CLIENT][GEN_ENCAP] = 1;
-	lv->masks[GEN_SERVER][GEN_DECAP] = l->n_masks;
+	lv->masks[GEN_SERVER][GEN_DECAP] = n_masks;
 	lv->encap_contexts = lv->subnets;
 	lv->verb = o->verb;
 	lv->qps = o->qps;
@@ -285,7 +285,7 @@ int hx_replay_measure(const struct hx_layout *l, const char *testbed,
 	out->zipf_s = hx_replay_fit_zipf(l->packets, l->n_flows);
 	out->flows = l->n_flows;
 	out->masks = l->n_masks;
-	point(l, o, out->zipf_s, &lv);
+	hx_replay_point(l->n_flows, l->n_masks, o, out->zipf_s, &lv);
 	rc = gen_rules_build(NULL, NULL, &lv, o->seed, &g, err);
 	for (int p = 0; p < HX_POL_COUNT && rc == 0; p++) {
 		struct topo_ruleset *rs = NULL;
