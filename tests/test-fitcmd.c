@@ -549,6 +549,43 @@ static void test_fitcmd_named_inputs(void **state)
 	predict_by_name(f, fd.m[0].id);
 }
 
+/* `causes` says a stored cause acts through the flows (its detail's "through=flows", from
+ * harness/causal/hx_through.c), in the table and in the JSON; a cause without it does not. */
+static void test_fitcmd_causes_through_flows(void **state)
+{
+	struct fx *f = *state;
+	int64_t c = add_campaign(f, "R", "1.0");
+	const char *details[2] = {
+		"verb=write; metric=bw; strategy=cct; kind=sw_fallback; class=S1; "
+		"walls=encap_contexts@3024(ok 2896); through=flows",
+		"verb=write; metric=bw; strategy=cct; kind=sw_fallback; class=S1; "
+		"walls=flows@3024(ok 2896)",
+	};
+	const char *members[2] = { "encap_contexts", "flows" };
+	char *text[] = { "causes", "--db", f->db_path, NULL };
+	char *json[] = { "causes", "--db", f->db_path, "--json", NULL };
+	char out[8192];
+
+	for (int i = 0; i < 2; i++) {
+		struct res_symptom sy = { .campaign = c };
+		struct res_cause rc = { .campaign = c, .effect = -0.88, .confidence = 1.0,
+					.supported = true };
+
+		snprintf(sy.kind, sizeof(sy.kind), "sw_fallback");
+		assert_int_equal(res_symptom_put(f->db, &sy, &f->err), 0);
+		rc.symptom = sy.id;
+		snprintf(rc.members, sizeof(rc.members), "%s", members[i]);
+		snprintf(rc.detail, sizeof(rc.detail), "%s", details[i]);
+		assert_int_equal(res_cause_put(f->db, &rc, &f->err), 0);
+	}
+	assert_int_equal(run_stdout(hx_cmd_causes, text, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "encap_contexts@3024(ok 2896) (through flows)"));
+	assert_null(strstr(out, "flows@3024(ok 2896) (through"));
+	assert_int_equal(run_stdout(hx_cmd_causes, json, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "\"through\":\"flows\""));
+	assert_null(strstr(strstr(out, "\"through\"") + 1, "\"through\"")); /* one cause */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +597,8 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_artifact_latency_plane, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_fitcmd_named_inputs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fitcmd_causes_through_flows, fx_setup,
+						fx_teardown),
 	};
 
 	return cmocka_run_group_tests_name("fitcmd", tests, NULL, NULL);

@@ -338,6 +338,8 @@ static struct json_object *cause_row_json(const struct res_cause *c, unsigned in
 	json_object_object_add(o, "supported", json_object_new_boolean(c->supported));
 	if (!c->supported)
 		json_object_object_add(o, "why", json_object_new_string(c->reason));
+	if (c->supported && strstr(c->detail, "through=flows"))
+		json_object_object_add(o, "through", json_object_new_string("flows"));
 	json_object_object_add(o, "detail", json_object_new_string(c->detail));
 	return o;
 }
@@ -357,10 +359,11 @@ static void print_row(const struct res_cause *c, unsigned index, int w_members)
 	else
 		snprintf(effect, sizeof(effect), "%+7.1f%% [%+6.1f%%, %+6.1f%%]", 100 * c->effect,
 			 100 * c->effect_lo, 100 * c->effect_hi);
-	printf("%3u %5lld %-5s %-6s %-*s %10.6g %s %10.2f %-12s %6u  %s%s\n", index,
+	printf("%3u %5lld %-5s %-6s %-*s %10.6g %s %10.2f %-12s %6u  %s%s%s\n", index,
 	       (long long)c->id, verb, metric, w_members, c->members, c->wall_level, effect,
 	       c->confidence,
 	       c->supported ? cls : "", ids, c->supported ? walls : c->reason,
+	       c->supported && strstr(c->detail, "through=flows") ? " (through flows)" : "",
 	       strstr(c->detail, "undecided") ? " (undecided)" : "");
 }
 
