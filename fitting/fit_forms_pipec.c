@@ -17,19 +17,12 @@
 
 #include "fitting/fit_internal.h"
 
-/* The missed share at W past R and its derivative in R (*DR). */
-static double missed(double w, double r, double *dr)
-{
-	*dr = w > r ? -1 / w : 0;
-	return w > r ? 1 - r / w : 0;
-}
-
 /* The two walk stages' times at IN; their misses and d miss / d r into M and DM. */
 static void stages(const double *p, const double in[2], double t[2], double m[2],
 		   double dm[2])
 {
 	for (int j = 0; j < 2; j++) {
-		m[j] = missed(in[j], p[5], &dm[j]);
+		m[j] = fit_cache_missed(in[j], p[5], &dm[j]);
 		t[j] = p[1] + p[2 + j] * in[j] * (1 + p[4] * m[j]);
 	}
 }
@@ -65,7 +58,7 @@ void fit_pipec_grad(enum fit_form f, const double *p, const double in[2], double
 void fit_pipec_guess(enum fit_form f, size_t n, const double (*x)[2], const double *y,
 		     double *p)
 {
-	double hi = 0, top[2] = { 0, 0 };
+	double hi = 0, top[2] = { 0, 0 }, mid;
 
 	(void)f;
 	for (size_t i = 0; i < n; i++) {
@@ -78,5 +71,6 @@ void fit_pipec_guess(enum fit_form f, size_t n, const double (*x)[2], const doub
 	p[2] = top[0] > 0 ? 1.5 / top[0] : 1;
 	p[3] = top[1] > 0 ? 1.5 / top[1] : 1;
 	p[4] = 1;
-	p[5] = 0.5 * fmax(top[0], top[1]) > 0 ? 0.5 * fmax(top[0], top[1]) : 1;
+	mid = 0.5 * fmax(top[0], top[1]);
+	p[5] = mid > 0 ? mid : 1;
 }

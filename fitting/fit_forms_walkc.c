@@ -15,8 +15,7 @@
 
 #include "fitting/fit_internal.h"
 
-/* The missed share at W and its derivative in r (*DR). */
-static double missed(double w, double r, double *dr)
+double fit_cache_missed(double w, double r, double *dr)
 {
 	*dr = w > r ? -1 / w : 0;
 	return w > r ? 1 - r / w : 0;
@@ -27,13 +26,14 @@ double fit_walkc_eval(enum fit_form f, const double *p, const double in[2])
 	double d;
 
 	(void)f;
-	return p[0] + p[1] * in[0] * (1 + p[3] * missed(in[0], p[4], &d)) +
-	       p[2] * in[1] * (1 + p[3] * missed(in[1], p[4], &d));
+	return p[0] + p[1] * in[0] * (1 + p[3] * fit_cache_missed(in[0], p[4], &d)) +
+	       p[2] * in[1] * (1 + p[3] * fit_cache_missed(in[1], p[4], &d));
 }
 
 void fit_walkc_grad(enum fit_form f, const double *p, const double in[2], double *g)
 {
-	double dx, dy, mx = missed(in[0], p[4], &dx), my = missed(in[1], p[4], &dy);
+	double dx, dy, mx = fit_cache_missed(in[0], p[4], &dx);
+	double my = fit_cache_missed(in[1], p[4], &dy);
 
 	(void)f;
 	g[0] = 1;

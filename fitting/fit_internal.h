@@ -88,6 +88,9 @@ void fit_walkc_grad(enum fit_form form, const double *params, const double in[2]
 void fit_walkc_guess(enum fit_form form, size_t n, const double (*x)[2], const double *y,
 		     double *p);
 
+/* The share m(w) = 1 - r/w of a walk over W masks that misses a steering cache of R masks
+ * (0 within it), and its derivative in R (*DR); walkc2's and pipec2's (fit_forms_walkc.c). */
+double fit_cache_missed(double w, double r, double *dr);
 /* The wire and two hosts' walks past their caches (pipec2; fit_forms_pipec.c). */
 double fit_pipec_eval(enum fit_form form, const double *params, const double in[2]);
 void fit_pipec_grad(enum fit_form form, const double *params, const double in[2], double *g);

@@ -427,10 +427,17 @@ static double lspillc_value(const double *p, size_t n, double f, double w)
 	       p[5] * spill_load(f, p[6] - p[8] * w, p[7], spill_growth(p, n, 9));
 }
 
+/* The share 1 - r/w of a walk over W masks that misses a steering cache of R masks, 0
+ * within it (walkc, capc, pipec). */
+static double cache_missed(double w, double r)
+{
+	return w > r ? 1.0 - r / w : 0.0;
+}
+
 /* walkc [a,b,c,u,r]: a + b x (1 + u m(x)) + c y (1 + u m(y)), m(w) = 1 - r/w past r. */
 static double walkc_value(const double *p, double x, double y)
 {
-	double mx = x > p[4] ? 1.0 - p[4] / x : 0.0, my = y > p[4] ? 1.0 - p[4] / y : 0.0;
+	double mx = cache_missed(x, p[4]), my = cache_missed(y, p[4]);
 
 	return p[0] + p[1] * x * (1.0 + p[3] * mx) + p[2] * y * (1.0 + p[3] * my);
 }
@@ -439,15 +446,16 @@ static double walkc_value(const double *p, double x, double y)
  * (smax as cap's). */
 static double capc_value(const double *p, double x, double y)
 {
-	double w = x + y, m = w > p[5] ? 1.0 - p[5] / w : 0.0;
+	double m = cache_missed(x + y, p[5]);
+
 	return p[0] / opt_smax1(p[1] + (p[2] * x + p[3] * y) * (1.0 + p[4] * m));
 }
 
 /* pipec [L,c,k1,k2,u,r]: L / smax(1, c + k1 x (1 + u m(x)), c + k2 y (1 + u m(y))),
- * m(w) = 1 - r/w past r (smax as cap's). */
+ * m as walkc's (smax as cap's). */
 static double pipec_value(const double *p, double x, double y)
 {
-	double mx = x > p[5] ? 1.0 - p[5] / x : 0.0, my = y > p[5] ? 1.0 - p[5] / y : 0.0;
+	double mx = cache_missed(x, p[5]), my = cache_missed(y, p[5]);
 	double t1 = p[1] + p[2] * x * (1.0 + p[4] * mx), t2 = p[1] + p[3] * y * (1.0 + p[4] * my);
 
 	return p[0] / opt_smax3(t1, t2);

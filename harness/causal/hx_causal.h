@@ -292,11 +292,11 @@ unsigned hx_analysis_in_range(const struct hx_analysis *a);
 /* Whether C (replicate already judged) is supported; WHY receives the reasons when not. */
 bool hx_cause_supported(const struct hx_plan *p, const struct hx_cause *c, char *why,
 			size_t len);
-/* Move every cause of A whose baseline drifted by the check after the analysis (o->drift)
- * to A's suspects, with the reason "baseline drifted". */
 /* Mark the causes that act through the flows (hx_through.c): their isolation point needs
  * at least the flows of a flows cause's wall. */
 void hx_analysis_mark_through(struct hx_analysis *a);
+/* Move every cause of A whose baseline drifted by the check after the analysis (o->drift)
+ * to A's suspects, with the reason "baseline drifted". */
 void hx_analysis_mark_drift(struct hx_analysis *a, const struct hx_plan *p,
 			    const struct hx_outcome *o);
 /* Replicate every cause of A, judge it and move the unsupported ones to A's suspects. */
