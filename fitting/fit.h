@@ -44,7 +44,7 @@
  *   lspillc2  2       a + b P (1 + u m) + D s(x)     [a, b, u, r, Q, D, x0, p, q]
  *   spillc2y, lspillc2y: the same with x and y swapped (all > 0 but a, b)
  *   (spill2 / lspill2 in flows x whose fast path walks y masks that miss a steering cache:
- *   P = 3x (1 - exp(-y/(3x))) the mean walk, m = 1 - min(1, r/y) min(1, Q/x) the lookups
+ *   P = y the even walk, m = 1 - min(1, r/y) min(1, Q/x) the lookups
  *   that miss a cache of r masks and Q flows' rules, u a miss's extra cost per probe;
  *   fit_forms_spillc.c)
  *

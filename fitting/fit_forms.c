@@ -45,20 +45,20 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 			 "L / smax(1, c + v(x) (k1 + u*m), c + v(y) (k2 + u*m)), m = 1 - 1/(a*x + b*y)",
 			 8, 2, false, { "L", "c", "k1", "k2", "u", "a", "b", "s" } },
 	[FIT_SPILLC2] = { FIT_SPILLC2, "spillc2",
-			  "1 / ((1-s(x)) smax(1, c + k*P*(1 + u*m)) / L + l(x) / S), "
-			  "P = 3x (1 - exp(-y/(3x))), m = 1 - min(1, r/y) min(1, Q/x)", 11, 2, false,
+			  "1 / ((1-s(x)) smax(1, c + k*y*(1 + u*m)) / L + l(x) / S), "
+			  "m = 1 - min(1, r/y) min(1, Q/x)", 11, 2, false,
 			  { "L", "c", "k", "u", "r", "Q", "S", "x0", "p", "q", "g" } },
 	[FIT_SPILLC2Y] = { FIT_SPILLC2Y, "spillc2y",
-			   "1 / ((1-s(y)) smax(1, c + k*P*(1 + u*m)) / L + l(y) / S), "
-			   "P = 3y (1 - exp(-x/(3y))), m = 1 - min(1, r/x) min(1, Q/y)", 11, 2,
+			   "1 / ((1-s(y)) smax(1, c + k*x*(1 + u*m)) / L + l(y) / S), "
+			   "m = 1 - min(1, r/x) min(1, Q/y)", 11, 2,
 			   false,
 			   { "L", "c", "k", "u", "r", "Q", "S", "x0", "p", "q", "g" } },
 	[FIT_LSPILLC2] = { FIT_LSPILLC2, "lspillc2",
-			   "a + b*P*(1 + u*m) + D*l(x), P = 3x (1 - exp(-y/(3x))), "
+			   "a + b*y*(1 + u*m) + D*l(x), "
 			   "m = 1 - min(1, r/y) min(1, Q/x)", 10, 2, false,
 			   { "a", "b", "u", "r", "Q", "D", "x0", "p", "q", "g" } },
 	[FIT_LSPILLC2Y] = { FIT_LSPILLC2Y, "lspillc2y",
-			    "a + b*P*(1 + u*m) + D*l(y), P = 3y (1 - exp(-x/(3y))), "
+			    "a + b*x*(1 + u*m) + D*l(y), "
 			    "m = 1 - min(1, r/x) min(1, Q/y)", 10, 2, false,
 			    { "a", "b", "u", "r", "Q", "D", "x0", "p", "q", "g" } },
 	[FIT_WALKC2] = { FIT_WALKC2, "walkc2",
@@ -77,19 +77,19 @@ static const struct fit_form_info forms[FIT_FORM_COUNT] = {
 	[FIT_LSPILLT2Y] = { FIT_LSPILLT2Y, "lspillt2y", "a + b*x + D*l(y)", 8, 2, false,
 			    { "a", "b", "D", "x0", "w", "q", "g", "A" } },
 	[FIT_SPILLCT2] = { FIT_SPILLCT2, "spillct2",
-			   "1 / ((1-s(x)) smax(1, c + k*P*(1 + u*m)) / L + l(x) / S), "
-			   "P = 3x (1 - exp(-y/(3x))), m = 1 - min(1, r/y) min(1, Q/x)", 12, 2,
+			   "1 / ((1-s(x)) smax(1, c + k*y*(1 + u*m)) / L + l(x) / S), "
+			   "m = 1 - min(1, r/y) min(1, Q/x)", 12, 2,
 			   false, { "L", "c", "k", "u", "r", "Q", "S", "x0", "w", "q", "g", "A" } },
 	[FIT_SPILLCT2Y] = { FIT_SPILLCT2Y, "spillct2y",
-			    "1 / ((1-s(y)) smax(1, c + k*P*(1 + u*m)) / L + l(y) / S), "
-			    "P = 3y (1 - exp(-x/(3y))), m = 1 - min(1, r/x) min(1, Q/y)", 12, 2,
+			    "1 / ((1-s(y)) smax(1, c + k*x*(1 + u*m)) / L + l(y) / S), "
+			    "m = 1 - min(1, r/x) min(1, Q/y)", 12, 2,
 			    false, { "L", "c", "k", "u", "r", "Q", "S", "x0", "w", "q", "g", "A" } },
 	[FIT_LSPILLCT2] = { FIT_LSPILLCT2, "lspillct2",
-			    "a + b*P*(1 + u*m) + D*l(x), P = 3x (1 - exp(-y/(3x))), "
+			    "a + b*y*(1 + u*m) + D*l(x), "
 			    "m = 1 - min(1, r/y) min(1, Q/x)", 11, 2, false,
 			    { "a", "b", "u", "r", "Q", "D", "x0", "w", "q", "g", "A" } },
 	[FIT_LSPILLCT2Y] = { FIT_LSPILLCT2Y, "lspillct2y",
-			     "a + b*P*(1 + u*m) + D*l(y), P = 3y (1 - exp(-x/(3y))), "
+			     "a + b*x*(1 + u*m) + D*l(y), "
 			     "m = 1 - min(1, r/x) min(1, Q/y)", 11, 2, false,
 			     { "a", "b", "u", "r", "Q", "D", "x0", "w", "q", "g", "A" } },
 	[FIT_PIPEC2] = { FIT_PIPEC2, "pipec2",

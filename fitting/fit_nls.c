@@ -157,6 +157,27 @@ static void run_start(const struct fit_ctx *c, gsl_multifit_nlinear_workspace *w
 	}
 }
 
+/* The best start again with one place (a parameter in input units: a corner, a cache's
+ * capacity) put back at the guess's (G), for each place in turn. Starts drawn at random
+ * each find a feature of the data or another, and a place can sit where no gradient moves
+ * it: a table share's corner takes no part in its shape, a cache beyond every level takes
+ * no part in the walk. */
+static void place_starts(const struct fit_ctx *c, gsl_multifit_nlinear_workspace *w,
+			 gsl_multifit_nlinear_fdf *fdf, const struct fit_opts *o, const double *g,
+			 struct fit_best *ok, struct fit_best *any, unsigned *nconv)
+{
+	for (size_t j = 0; j < c->p; j++) {
+		const struct fit_best *b = ok->have ? ok : any;
+		double p0[FIT_MAX_PARAMS];
+
+		if (c->ext->unit[j] != FIT_U_X || !b->have || b->p[j] == g[j])
+			continue;
+		memcpy(p0, b->p, sizeof(p0));
+		p0[j] = g[j];
+		run_start(c, w, fdf, o, p0, ok, any, nconv);
+	}
+}
+
 static int solve_nonlinear(const struct fit_ctx *c, const struct fit_opts *o,
 			   struct fit_model *m, double *ps)
 {
@@ -181,6 +202,7 @@ static int solve_nonlinear(const struct fit_ctx *c, const struct fit_opts *o,
 			random_start(c, g, &rng, p0);
 		run_start(c, w, &fdf, o, p0, &ok, &any, &nconv);
 	}
+	place_starts(c, w, &fdf, o, g, &ok, &any, &nconv);
 	/* A start that ran out of iterations below every converged one's residual is carried
 	 * on from where it stopped (twice at most; still one start): it is the better fit,
 	 * only slower to converge (on a ridge of the form; without this, a converged worse

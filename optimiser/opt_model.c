@@ -400,30 +400,28 @@ static double cache_value(const double *p, double x, double y)
 				 1.0 / 32));
 }
 
-/* What a walk over W masks holding F flows costs past a steering cache of R masks and the
- * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc; scalacn-opt.h). */
-double opt_cached_walk(double f, double w, double u, double r, double q)
+double opt_cached_walk(double f, double w, double u, double r, double q, bool deal)
 {
-	double pr = f > 0.0 ? -3.0 * f * expm1(-w / (3.0 * f)) : 0.0;
+	double pr = !(f > 0.0) ? 0.0 : deal ? -3.0 * f * expm1(-w / (3.0 * f)) : w;
 	double m = 1.0 - (w > r ? r / w : 1.0) * (f > q ? q / f : 1.0);
 
 	return pr * (1.0 + u * m);
 }
 
 /* spillc [L,c,k,u,r,Q,S,x0,p,q(,g)], flows F, masks W (scalacn-opt.h; smax as cap's). */
-static double spillc_value(const double *p, size_t n, double f, double w)
+static double spillc_value(const double *p, size_t n, double f, double w, bool deal)
 {
 	double e = p[7] - p[9] * w, s = spill_share(f, e, p[8]);
 	double l = spill_load(f, e, p[8], spill_growth(p, n, 10));
-	double m = opt_smax1(p[1] + p[2] * opt_cached_walk(f, w, p[3], p[4], p[5]));
+	double m = opt_smax1(p[1] + p[2] * opt_cached_walk(f, w, p[3], p[4], p[5], deal));
 
 	return 1.0 / ((1.0 - s) * m / p[0] + l / p[6]);
 }
 
 /* lspillc [a,b,u,r,Q,D,x0,p,q(,g)], flows F, masks W (scalacn-opt.h). */
-static double lspillc_value(const double *p, size_t n, double f, double w)
+static double lspillc_value(const double *p, size_t n, double f, double w, bool deal)
 {
-	return p[0] + p[1] * opt_cached_walk(f, w, p[2], p[3], p[4]) +
+	return p[0] + p[1] * opt_cached_walk(f, w, p[2], p[3], p[4], deal) +
 	       p[5] * spill_load(f, p[6] - p[8] * w, p[7], spill_growth(p, n, 9));
 }
 
@@ -499,10 +497,10 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_LSPILL: v = lspill_value(p, r->np, x, y); break;
 	case OPT_FORM_LSPILLY: v = lspill_value(p, r->np, y, x); break;
 	case OPT_FORM_CACHE: v = cache_value(p, x, y); break;
-	case OPT_FORM_SPILLC: v = spillc_value(p, r->np, x, y); break;
-	case OPT_FORM_SPILLCY: v = spillc_value(p, r->np, y, x); break;
-	case OPT_FORM_LSPILLC: v = lspillc_value(p, r->np, x, y); break;
-	case OPT_FORM_LSPILLCY: v = lspillc_value(p, r->np, y, x); break;
+	case OPT_FORM_SPILLC: v = spillc_value(p, r->np, x, y, r->deal_walk); break;
+	case OPT_FORM_SPILLCY: v = spillc_value(p, r->np, y, x, r->deal_walk); break;
+	case OPT_FORM_LSPILLC: v = lspillc_value(p, r->np, x, y, r->deal_walk); break;
+	case OPT_FORM_LSPILLCY: v = lspillc_value(p, r->np, y, x, r->deal_walk); break;
 	case OPT_FORM_WALKC: v = walkc_value(p, x, y); break;
 	case OPT_FORM_CAPC: v = capc_value(p, x, y); break;
 	case OPT_FORM_PIPEC: v = pipec_value(p, x, y); break;
@@ -513,7 +511,7 @@ int opt_model_predict(const struct opt_model *m, const char *verb, const char *m
 	case OPT_FORM_SPILLCT:
 	case OPT_FORM_SPILLCTY:
 	case OPT_FORM_LSPILLCT:
-	case OPT_FORM_LSPILLCTY: v = opt_spillt_value(r->form, p, x, y); break;
+	case OPT_FORM_LSPILLCTY: v = opt_spillt_value(r->form, p, x, y, r->deal_walk); break;
 	}
 	if (!isfinite(v))
 		return -EDOM;

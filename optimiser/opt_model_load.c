@@ -179,7 +179,8 @@ static int read_rows(sqlite3 *db, int version, const char *rnic, struct opt_mode
 	size_t total = 0, cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql[version - 1], -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql[(version < 3 ? version : 3) - 1], -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -EINVAL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct mrow *r;
@@ -208,6 +209,7 @@ static int read_rows(sqlite3 *db, int version, const char *rnic, struct opt_mode
 			sqlite3_finalize(st);
 			return -EINVAL;
 		}
+		r->deal_walk = version < 4;
 		if (rnic && strcmp(r->rnic, rnic) != 0)
 			continue;
 		if (!rnic && m->n > 0 && strcmp(r->rnic, m->rows[0].rnic) != 0) {

@@ -27,6 +27,9 @@ struct mrow {
 	/* rules per flow on the client and server hosts where it was measured (0 unknown:
 	 * files before version 3, or "[]") */
 	double flow_rules[2];
+	/* the cached-walk forms walk the mean deal, not the even walk (files before version 4;
+	 * scalacn-opt.h) */
+	bool deal_walk;
 };
 
 /* A loaded model: the rows of one RNIC model. */
@@ -47,7 +50,7 @@ OPT_HIDDEN bool opt_flow_rules_ok(const double v[2]);
 OPT_HIDDEN int opt_models_checksum(sqlite3 *db, int version, uint64_t *out, char *err,
 				   size_t errlen);
 /* The version opt_model_write writes. */
-#define OPT_MODEL_VERSION 3
+#define OPT_MODEL_VERSION 4
 /* What version-1 files' x and y stand for. */
 #define OPT_INPUTS_V1 "client.masks,server.masks"
 /* "NAME" or "NAME,NAME" (names of [A-Za-z0-9_.], 1..MODEL_MAX_NAME bytes) into OUT (may be
@@ -58,15 +61,17 @@ OPT_HIDDEN int opt_inputs_parse(const char *text, char out[2][MODEL_MAX_NAME + 1
 OPT_HIDDEN int opt_inputs_feed(const struct opt_table *t, const struct opt_model *model,
 			       double masks, double *x, double *y);
 /* What a walk over W masks holding F flows costs past a steering cache of R masks and the
- * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc, spillct, lspillct). */
-OPT_HIDDEN double opt_cached_walk(double f, double w, double u, double r, double q);
+ * rules of Q flows, in probes: P (1 + u m) (spillc, lspillc, spillct, lspillct), P the even
+ * walk W, or with DEAL the mean deal's (files before version 4). */
+OPT_HIDDEN double opt_cached_walk(double f, double w, double u, double r, double q, bool deal);
 /* smax(1, t) = (1 + t^32)^(1/32), t < 0 counted as 0: the wire or a walk, whichever is
  * slower (the cap forms' smooth maximum; fitting/fit.h). */
 OPT_HIDDEN double opt_smax1(double t);
 /* Is the table share's block [x0, w, q, g, A] usable (opt_model_spillt.c)? */
 OPT_HIDDEN bool opt_spillt_block_ok(const double *b);
 /* The value of a spill form with the table share (spillt ... lspillcty) at X, Y. */
-OPT_HIDDEN double opt_spillt_value(enum opt_form f, const double *p, double x, double y);
+OPT_HIDDEN double opt_spillt_value(enum opt_form f, const double *p, double x, double y,
+				   bool deal);
 OPT_HIDDEN const struct mrow *opt_model_row_of(const struct opt_model *m, const char *verb,
 					       const char *metric);
 

@@ -30,36 +30,36 @@ static double slow_load(const double *b, double c, double d, double *s)
 }
 
 /* spillt [L,c,k,S, block] and spillct [L,c,k,u,r,Q,S, block]: bandwidth, flows C, masks D. */
-static double rate(bool cached, const double *p, double c, double d)
+static double rate(bool cached, bool deal, const double *p, double c, double d)
 {
 	const double *b = p + (cached ? 7 : 4);
 	double s, l = slow_load(b, c, d, &s);
-	double walk = cached ? opt_cached_walk(c, d, p[3], p[4], p[5]) : d;
+	double walk = cached ? opt_cached_walk(c, d, p[3], p[4], p[5], deal) : d;
 	double slow = cached ? p[6] : p[3];
 
 	return 1.0 / ((1.0 - s) * opt_smax1(p[1] + p[2] * walk) / p[0] + l / slow);
 }
 
 /* lspillt [a,b,D, block] and lspillct [a,b,u,r,Q,D, block]: latency, flows C, masks D. */
-static double latency(bool cached, const double *p, double c, double d)
+static double latency(bool cached, bool deal, const double *p, double c, double d)
 {
-	double s, walk = cached ? opt_cached_walk(c, d, p[2], p[3], p[4]) : d;
+	double s, walk = cached ? opt_cached_walk(c, d, p[2], p[3], p[4], deal) : d;
 
 	return p[0] + p[1] * walk + (cached ? p[5] : p[2]) * slow_load(p + (cached ? 6 : 3), c,
 									 d, &s);
 }
 
-double opt_spillt_value(enum opt_form f, const double *p, double x, double y)
+double opt_spillt_value(enum opt_form f, const double *p, double x, double y, bool deal)
 {
 	switch (f) {
-	case OPT_FORM_SPILLT: return rate(false, p, x, y);
-	case OPT_FORM_SPILLTY: return rate(false, p, y, x);
-	case OPT_FORM_LSPILLT: return latency(false, p, x, y);
-	case OPT_FORM_LSPILLTY: return latency(false, p, y, x);
-	case OPT_FORM_SPILLCT: return rate(true, p, x, y);
-	case OPT_FORM_SPILLCTY: return rate(true, p, y, x);
-	case OPT_FORM_LSPILLCT: return latency(true, p, x, y);
-	case OPT_FORM_LSPILLCTY: return latency(true, p, y, x);
+	case OPT_FORM_SPILLT: return rate(false, deal, p, x, y);
+	case OPT_FORM_SPILLTY: return rate(false, deal, p, y, x);
+	case OPT_FORM_LSPILLT: return latency(false, deal, p, x, y);
+	case OPT_FORM_LSPILLTY: return latency(false, deal, p, y, x);
+	case OPT_FORM_SPILLCT: return rate(true, deal, p, x, y);
+	case OPT_FORM_SPILLCTY: return rate(true, deal, p, y, x);
+	case OPT_FORM_LSPILLCT: return latency(true, deal, p, x, y);
+	case OPT_FORM_LSPILLCTY: return latency(true, deal, p, y, x);
 	default: return NAN;
 	}
 }

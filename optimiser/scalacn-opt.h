@@ -157,8 +157,8 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *   spillc  [L,c,k,u,r,Q,S,x0,p,q] or [...,q,g]  spill whose walk misses a steering cache:
  *                        1 / ((1 - s(x)) * smax(1, c + k*P*(1 + u*m)) / L + l(x) / S) with
  *                        s(x) and l(x) as spill's
- *                        (x0, p, S > 0, q >= 0), P = 3x (1 - exp(-y/(3x))) the walk over y
- *                        masks holding x flows, m = 1 - min(1, r/y) * min(1, Q/x) the
+ *                        (x0, p, S > 0, q >= 0), P = y the even walk over y
+ *                        masks (0 without flows; version 4, below), m = 1 - min(1, r/y) * min(1, Q/x) the
  *                        lookups that miss a cache of r masks and Q flows' rules (r, Q > 0)
  *   lspillc [a,b,u,r,Q,D,x0,p,q] or [...,q,g]  a + b*P*(1 + u*m) + D*l(x): its latency
  *   spillcy, lspillcy       the same with x and y swapped
@@ -191,14 +191,19 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *            flows" ("client.masks" = client.encap_masks + client.decap_masks, likewise
  *            "server.masks"); version 1 files mean "client.masks,server.masks";
  * and its checksum covers the 9 columns (inputs last) in the same way.
- * Version 3 (what opt_model_write writes; versions 1 and 2 still load) adds a column
+ * Version 3 (versions 1 and 2 still load) adds a column
  *   flow_rules  "[]" (unknown) or "[c,s]": the rules one flow put on the client host (c) and
  *            on the server host (s) where the model was measured (a campaign offloads one
  *            rule per flow for each direction with masks, so 2 when both directions are),
  *            each 0 (unknown) or in 1..16;
  * and its checksum covers the 10 columns (flow_rules last). A table fed by name
  * (struct opt_config) feeds a flows input the rules on its host over that host's rules per
- * flow: what the model's flows stood for is the rules they put there. */
+ * flow: what the model's flows stood for is the rules they put there.
+ * Version 4 (what opt_model_write writes; versions 1 to 3 still load) has version 3's
+ *   columns and checksum; it changes what the cached-walk forms (spillc, lspillc, spillct,
+ *   lspillct and their "y" twins) mean by the walk: P = y, the even walk, where a file of
+ *   version 3 or before means the mean walk of x flows dealt over y masks,
+ *   P = 3x (1 - exp(-y/(3x))), and is still evaluated so. */
 enum opt_form { OPT_FORM_RBF2 = 0, OPT_FORM_PLANE, OPT_FORM_LINE, OPT_FORM_RBF1,
 		OPT_FORM_SERVICE, OPT_FORM_KNEE, OPT_FORM_CAP, OPT_FORM_WALK, OPT_FORM_CLIFF,
 		OPT_FORM_CLIFFY, OPT_FORM_SPILL, OPT_FORM_SPILLY, OPT_FORM_LSPILL,

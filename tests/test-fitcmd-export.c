@@ -346,7 +346,7 @@ static void test_fitcmd_export_damaged_refused(void **state)
 	spit(bad, buf, n);
 	free(buf);
 	assert_int_equal(sqlite3_open(bad, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '4' WHERE key = 'version'", NULL,
+	assert_int_equal(sqlite3_exec(h, "UPDATE meta SET value = '5' WHERE key = 'version'", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(opt_model_load(bad, "SYN-1", &om, msg, sizeof(msg)), -EPROTO);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-opt-model: unit tests of libscalacn-opt's model files (round trip, damage, version,
+ * what a version means for the cached walk,
  * garbage, the RNIC a table selects, a tick that follows its model) and of the
  * number-array parser (edge cases and a seeded fuzz). Assumes a writable temporary
  * directory (mkstemp in /tmp).
@@ -160,7 +161,7 @@ static void test_optimiser_model_wrong_version_refused(void **state)
 	(void)state;
 	tmp_path(path, sizeof(path));
 	assert_int_equal(opt_model_write(path, rows, 6, err, sizeof(err)), 0);
-	sql_exec(path, "UPDATE meta SET value = '4' WHERE key = 'version'");
+	sql_exec(path, "UPDATE meta SET value = '5' WHERE key = 'version'");
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), -EPROTO);
 	assert_non_null(strstr(err, "unsupported version"));
 	sql_exec(path, "UPDATE meta SET value = '3' WHERE key = 'version';"
@@ -182,6 +183,39 @@ static void test_optimiser_model_wrong_version_refused(void **state)
 	sql_exec(path, "UPDATE models SET params_json = '[0.07, 2.7]' WHERE params_json = '[1,2'");
 	reseal(path);
 	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	opt_model_free(m);
+	unlink(path);
+}
+
+/* Version 4 files walk the cached-walk forms' masks evenly (P = y); a file of version 3
+ * or before meant the mean deal of x flows over y masks, P = 3x (1 - exp(-y/(3x))), and
+ * is still evaluated so: one lspillc row (a latency a + b P (1 + u m), no spill, no cache
+ * miss below both capacities) read as version 4, then as version 3. */
+static void test_optimiser_model_walk_by_version(void **state)
+{
+	static const struct opt_model_row walk[] = {
+		{ "cx6", "22.36", "send", "lat", OPT_FORM_LSPILLC,
+		  { 2.0, 0.1, 1.5, 500, 1e6, 10, 1e9, 2, 0.1 }, 9, { 0 }, 0, NULL, NULL, { 0 } },
+	};
+	char path[64], err[256] = "";
+	struct opt_model *m = NULL;
+	double v, deal = -3.0 * 256 * expm1(-128.0 / (3.0 * 256));
+
+	(void)state;
+	tmp_path(path, sizeof(path));
+	assert_int_equal(opt_model_write(path, walk, 1, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_predict(m, "send", "lat", 256, 128, &v), 0);
+	assert_float_equal(v, 2.0 + 0.1 * 128, 1e-9);
+	assert_int_equal(opt_model_predict(m, "send", "lat", 4096, 128, &v), 0);
+	assert_float_equal(v, 2.0 + 0.1 * 128, 1e-9); /* the flows do not bend the walk */
+	opt_model_free(m);
+	m = NULL;
+	sql_exec(path, "UPDATE meta SET value = '3' WHERE key = 'version'");
+	assert_int_equal(opt_model_load(path, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(opt_model_predict(m, "send", "lat", 256, 128, &v), 0);
+	assert_float_equal(v, 2.0 + 0.1 * deal, 1e-9);
+	assert_true(deal < 0.93 * 128);
 	opt_model_free(m);
 	unlink(path);
 }
@@ -382,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_optimiser_model_round_trip),
 		cmocka_unit_test(test_optimiser_model_damaged_refused),
 		cmocka_unit_test(test_optimiser_model_wrong_version_refused),
+		cmocka_unit_test(test_optimiser_model_walk_by_version),
 		cmocka_unit_test(test_optimiser_model_garbage_refused),
 		cmocka_unit_test(test_optimiser_model_selects_rnic),
 		cmocka_unit_test(test_optimiser_tick_follows_model),
