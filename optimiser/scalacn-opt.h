@@ -158,8 +158,9 @@ OPT_API int opt_parse_number_array(const char *s, size_t len, double *out, size_
  *                        1 / ((1 - s(x)) * smax(1, c + k*P*(1 + u*m)) / L + l(x) / S) with
  *                        s(x) and l(x) as spill's
  *                        (x0, p, S > 0, q >= 0), P = y the even walk over y
- *                        masks (0 without flows; version 4, below), m = 1 - min(1, r/y) * min(1, Q/x) the
- *                        lookups that miss a cache of r masks and Q flows' rules (r, Q > 0)
+ *                        masks (0 without flows; version 4, below), m = 1 - min(1, r/y) *
+ *                        min(1, Q/x) the lookups that miss a cache of r masks and Q flows'
+ *                        rules (r, Q > 0)
  *   lspillc [a,b,u,r,Q,D,x0,p,q] or [...,q,g]  a + b*P*(1 + u*m) + D*l(x): its latency
  *   spillcy, lspillcy       the same with x and y swapped
  *   walkc   [a,b,c,u,r]  a + b*x*(1 + u*m(x)) + c*y*(1 + u*m(y)) with m(w) = 1 - r/w for

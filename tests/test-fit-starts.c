@@ -41,7 +41,7 @@ static void test_fitting_spillc_walk_is_even(void **state)
  * past 2950 flows the table keeps fewer rules (a jump to a fifth of the rate) and sheds the
  * rest by 4400. The levels are the campaign's: the cliff lies between 2875 and 3024. With
  * the random starts alone the best found the walk's cache with the corner drawn at 767
- * flows, where the share cannot jump, and missed the decay by 12-15% in sample; the start
+ * flows, where the share cannot jump, and missed the decay by about 15% in sample; the start
  * at the guessed corner finds both. */
 static void test_fitting_corner_start_finds_jump(void **state)
 {
