@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 6
+#define RES_SCHEMA_VERSION 7
 
 struct res_db;
 

@@ -439,8 +439,9 @@ static void test_fitcmd_artifact_latency_plane(void **state)
 }
 
 
-/* CMD with ARGV, its standard output into OUT (CAP bytes, NUL-terminated); its exit code. */
-static int run_stdout(int (*cmd)(int, char **), char **argv, char *out, size_t cap)
+/* CMD with ARGV, what it writes to FD (STDOUT_FILENO or STDERR_FILENO) into OUT (CAP bytes,
+ * NUL-terminated); its exit code. */
+static int run_captured(int (*cmd)(int, char **), char **argv, int fd, char *out, size_t cap)
 {
 	FILE *tmp = tmpfile();
 	int saved, rc;
@@ -448,11 +449,13 @@ static int run_stdout(int (*cmd)(int, char **), char **argv, char *out, size_t c
 
 	assert_non_null(tmp);
 	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	assert_true(saved >= 0 && dup2(fileno(tmp), STDOUT_FILENO) >= 0);
+	fflush(stderr);
+	saved = dup(fd);
+	assert_true(saved >= 0 && dup2(fileno(tmp), fd) >= 0);
 	rc = run(cmd, argv);
 	fflush(stdout);
-	assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+	fflush(stderr);
+	assert_true(dup2(saved, fd) >= 0);
 	close(saved);
 	rewind(tmp);
 	n = fread(out, 1, cap - 1, tmp);
@@ -461,10 +464,16 @@ static int run_stdout(int (*cmd)(int, char **), char **argv, char *out, size_t c
 	return rc;
 }
 
+static int run_stdout(int (*cmd)(int, char **), char **argv, char *out, size_t cap)
+{
+	return run_captured(cmd, argv, STDOUT_FILENO, out, cap);
+}
+
 /* predict asks the model of ID (inputs server.decap_masks, flows; 150 - 0.5 m - 0.001 f) by
  * its inputs' names and prints them (it printed "local 8, remote 4096 masks" for flows):
  * --at in either order, --masks-local / --masks-remote as the first and second input; a
- * name the model does not have, an input given twice or missing, exit 2. */
+ * name the model does not have, an input given twice or missing, exit 2. A model `export`
+ * refuses (quality "degenerate") still predicts, with a warning that says why. */
 static void predict_by_name(struct fx *f, int64_t id)
 {
 	char ids[24], out[1024];
@@ -505,6 +514,16 @@ static void predict_by_name(struct fx *f, int64_t id)
 								"--model", ids, "--at", "flows=1",
 								NULL },
 				    out, sizeof(out)), 2);
+	char *argv[] = { "predict", "--db", f->db_path, "--model", ids, "--at", "flows=4096",
+			 "--at", "server.decap_masks=8", NULL };
+	assert_int_equal(run_captured(hx_cmd_predict, argv, STDERR_FILENO, out, sizeof(out)), 0);
+	assert_null(strstr(out, "not exportable"));
+	assert_int_equal(sqlite3_exec(res_sqlite(f->db), "UPDATE models SET quality_json ="
+				      " json_set(quality_json, '$.degenerate', 'run scalacn fit again')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(run_captured(hx_cmd_predict, argv, STDERR_FILENO, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "warning: model #"));
+	assert_non_null(strstr(out, "is not exportable: run scalacn fit again"));
 }
 
 /* --inputs: a plane in (server.decap_masks, flows) is fitted on those inputs by name; the

@@ -4,8 +4,9 @@
  * scalacn (tests/fixtures/store-v1/v1.db, schema version 1: unmeasured values stored as 0),
  * the NULL convention of schema 2 (a number a trial did not measure is NULL in SQLite,
  * NAN in struct res_sample, an empty CSV field), and schema 3's causes and suspects with
- * their evidence, schema 5's trial slot (the host pair of a pooled run) and schema 6's trial
- * evidence, migrated from a version 5 store (tests/fixtures/store-v5/v5.db). Assumes
+ * their evidence, schema 5's trial slot (the host pair of a pooled run), schema 6's trial
+ * evidence and schema 7's stale cache-form models, migrated from a version 5 store
+ * (tests/fixtures/store-v5/v5.db). Assumes
  * SCALACN_FIXTURES (tests/meson.build).
  */
 #include <setjmp.h>
@@ -353,7 +354,7 @@ static void test_results_migrate_v5_trial_evidence(void **state)
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 5);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 64);
 	assert_int_equal(res_open(f->path, false, &db, &err), 0);
-	assert_int_equal(res_schema_version(db), 6);
+	assert_int_equal(res_schema_version(db), RES_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 64);
 	assert_int_equal(count_evidence(f->path), 0);
 	assert_int_equal(res_trial_evidence(db, 1, &got, &err), 0);
@@ -374,6 +375,33 @@ static void test_results_migrate_v5_trial_evidence(void **state)
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 66);
 }
 
+/* Schema 7: a cache-form model stored before (its parameters walk the mean deal) is marked
+ * degenerate with the reason, its other quality kept; a model of another form is left as
+ * it was. Two models written into the version 5 fixture, then migrated. */
+static void test_results_migrate_v7_cache_models_degenerate(void **state)
+{
+	struct fx *f = *state;
+	struct res_db *db = NULL;
+	struct scn_error err;
+	sqlite3 *h;
+
+	copy_fixture("store-v5/v5.db", f->path);
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO models (verb, metric, form, quality_json,"
+				      " valid) VALUES ('send', 'bw', 'spillct2', '{\"r2\":0.99}', 1),"
+				      " ('send', 'lat', 'cap2', '{\"r2\":0.98}', 1)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(res_open(f->path, false, &db, &err), 0);
+	res_close(db);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM models WHERE form = 'spillct2'"
+				 " AND json_extract(quality_json, '$.r2') = 0.99 AND valid = 1 AND"
+				 " json_extract(quality_json, '$.degenerate') LIKE '%run scalacn fit%'"),
+			 1);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM models WHERE form = 'cap2'"
+				 " AND quality_json = '{\"r2\":0.98}'"), 1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -385,6 +413,7 @@ int main(void)
 		T(test_results_migrate_criteria_and_phases),
 		T(test_results_migrate_slot_column),
 		T(test_results_migrate_v5_trial_evidence),
+		T(test_results_migrate_v7_cache_models_degenerate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

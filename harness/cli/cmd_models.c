@@ -123,6 +123,20 @@ static void warn_domain(const struct res_model *m, const struct predict_inputs *
 		"#%lld (%s): this is an extrapolation\n", at, (long long)m->id, dom);
 }
 
+/* A model `export` refuses (quality_json "degenerate": an input that did not vary, a held-out
+ * bias over the limit, a walk this scalacn no longer evaluates) still predicts: say why it
+ * is not to be trusted. */
+static void warn_degenerate(const struct res_model *m)
+{
+	struct json_object *q = json_tokener_parse(m->quality_json), *d;
+
+	if (q && json_object_object_get_ex(q, "degenerate", &d) &&
+	    json_object_is_type(d, json_type_string))
+		fprintf(stderr, "scalacn predict: warning: model #%lld is not exportable: %s\n",
+			(long long)m->id, json_object_get_string(d));
+	json_object_put(q);
+}
+
 static void print_prediction_json(const struct res_model *m, const struct predict_inputs *in,
 				  const struct hx_prediction *p)
 {
@@ -193,6 +207,7 @@ int hx_cmd_predict(int argc, char **argv)
 	if (rc == 0) {
 		if (!p.in_domain)
 			warn_domain(m, &in);
+		warn_degenerate(m);
 		if (o.json)
 			print_prediction_json(m, &in, &p);
 		else
