@@ -3,8 +3,9 @@
  * test-model-layouts: when the model phase has measured a point over enough rule layouts
  * (harness/campaign/hx_model.c): the standard error of the layouts' mean against
  * MODEL_LAYOUT_SE, with their spread never taken below the testbed's trial noise, and that
- * noise pooled from the campaign's baselines (hx_model_noise_floor); the relative standard
- * error the spare budget ranks points by (hx_model_layouts_se).
+ * noise pooled from the campaign's baselines (hx_model_noise_floor), nor a point whose
+ * few layouts lost one to the robust screen taken as known; the relative standard error
+ * the spare budget ranks points by (hx_model_layouts_se).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -42,6 +43,22 @@ static void test_floor_only_raises_the_spread(void **state)
 		v[i] = 100.0 + 0.01 * i;
 	assert_true(hx_model_layouts_enough(v, 16, 0.019)); /* 1.9% / 4 = 0.475% */
 	assert_false(hx_model_layouts_enough(v, 16, 0.021));
+}
+
+/* Three of four layouts that agree and one 12% below them: the robust mean would screen it
+ * as a slow trial, but with four layouts that cannot be told from the layouts' own spread
+ * (test-perturbed's send bandwidth at 11,094 flows and 7 masks stopped at these four; its
+ * neighbours' sixteen layouts spread over 32-51 Gb/s). Not enough until eight; at eight one
+ * screened layout no longer holds a point back. */
+static void test_screened_layout_of_four_is_not_enough(void **state)
+{
+	const double four[] = { 42.03, 42.41, 42.59, 37.41 };
+	const double eight[] = { 42.03, 42.41, 42.59, 28.0, 42.2, 42.35, 42.1, 42.5 };
+
+	(void)state;
+	assert_false(hx_model_layouts_enough(four, 4, 0));
+	assert_false(hx_model_layouts_enough(four, 4, 0.005));
+	assert_true(hx_model_layouts_enough(eight, 8, 0.005));
 }
 
 /* Failed layouts do not count; all failed: more will not help. */
@@ -113,6 +130,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agreeing_layouts_on_a_noisy_testbed),
 		cmocka_unit_test(test_floor_only_raises_the_spread),
+		cmocka_unit_test(test_screened_layout_of_four_is_not_enough),
 		cmocka_unit_test(test_failed_layouts),
 		cmocka_unit_test(test_layouts_se),
 		cmocka_unit_test(test_noise_floor_pools_the_baselines),

@@ -19,7 +19,9 @@
  * one trial (the plan's repeats when model.layouts is 1): 4 layouts, then doubling up to
  * plan.model_layouts while the standard error of their robust mean (each layout's value as
  * one, their spread at least the testbed's trial noise: hx_model_noise_floor) is above
- * MODEL_LAYOUT_SE of it. On a quiet testbed a point the layout does not move stops at 4; `fit`
+ * MODEL_LAYOUT_SE of it, or while the robust mean screened out one of fewer than 8 (a slow
+ * trial cannot be told from the layouts' own spread among so few). On a quiet testbed a
+ * point the layout does not move stops at 4; `fit`
  * takes the robust mean over layouts of each layout's median (hx_fit.c).
  *
  * Refinement (plan key model.refine, off by default): after every design's grid, levels
@@ -227,6 +229,8 @@ bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv)
 
 	if (k < 2)
 		return k == 0; /* all failed: more layouts will not give a number */
+	if (s.n < k && k < 2 * MODEL_MIN_LAYOUTS)
+		return false; /* one screened out of a few: a slow trial, or the layouts' spread? */
 	return hx_model_layouts_se(v, n, floor_cv) <= MODEL_LAYOUT_SE;
 }
 

@@ -50,8 +50,11 @@ int hx_model_measure_point(struct hx_runner *r, const struct hx_plan *p,
  * of the mean (the testbed's trial noise, hx_model_noise_floor): four layouts that happen
  * to agree say little about a point whose every trial scatters by 2% (on a 2% testbed one
  * point in seven stopped at four layouts with a true standard error of 1%, and those
- * points set the held-out misses). Layouts without a usable value (failed trials) do not
- * count; when every one failed, more will not give a number (true). */
+ * points set the held-out misses). Nor when the robust mean screened out one of fewer than 8
+ * layouts (twice the first four): three that happen to agree make the fourth look like a slow
+ * trial where the layouts spread by 20% (test-perturbed past its capacity). Layouts without
+ * a usable value (failed trials) do not count; when every one failed, more will not give a
+ * number (true). */
 bool hx_model_layouts_enough(const double *v, unsigned n, double floor_cv);
 
 /* The standard error of that robust mean over its magnitude, the spread taken at least
