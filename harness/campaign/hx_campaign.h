@@ -99,6 +99,23 @@ struct hx_drift {
 	bool drifted;
 };
 
+/* What the model phase measured of one (verb, metric)'s design (hx_model.c): its inputs,
+ * its points (grid and refined levels) and how many of them have a value, the layouts
+ * measured over those, the levels refinement added. n_in 0: no design (its causes name no
+ * ordered dimension the plan explores). */
+struct hx_model_design {
+	char inputs[2][64];
+	unsigned n_in, planned, points, refined;
+	unsigned long layouts;
+};
+
+/* The model phase's account: whether it ran (the plan has a `model:` section and the
+ * budget reached it), whether the budget ran out in it, one design per baseline. */
+struct hx_model_summary {
+	bool ran, budget_out;
+	struct hx_model_design design[HX_MAX_BASELINES];
+};
+
 struct hx_outcome {
 	int64_t campaign;
 	unsigned n_baselines;
@@ -117,6 +134,7 @@ struct hx_outcome {
 	double cost_s;
 	struct hx_analysis *analysis; /* causes, filled by the causal phase (causal/); owned by
 				       * whoever runs the campaign (cli/hx_run.c) */
+	struct hx_model_summary model; /* filled by hx_phase_model */
 };
 
 /* Phases, used by cli/hx_run.c (exposed for tests). Each returns 0 or a negative errno
@@ -143,9 +161,10 @@ void hx_noise_of(const struct hx_plan *p, const struct hx_baseline *b, struct hx
 int hx_phase_criteria(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		      struct scn_error *err);
 /* The model phase (hx_model.c; plan section `model:`, nothing when absent): a design over
- * the dimensions the stored causes of each (verb, metric) name, measured as phase "model".
- * Run after the analysis is stored. Returns as the other phases. */
-int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+ * the dimensions the stored causes of each (verb, metric) name, measured as phase "model";
+ * what it measured into O->model. Run after the analysis is stored. Returns as the other
+ * phases. */
+int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err);
 const struct hx_baseline *hx_outcome_baseline(const struct hx_outcome *o, enum topo_verb v,
 					      enum gen_metric m);

@@ -43,6 +43,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,17 +414,50 @@ static unsigned deepest(const struct design *dz, const unsigned *lead, unsigned 
 	return most;
 }
 
-int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx_outcome *o,
+/* Points of DZ's grid (its axes' product; 0 without inputs). */
+static unsigned grid_points(const struct design *dz)
+{
+	return dz->n_in ? dz->n_axis[0] * (dz->n_in > 1 ? dz->n_axis[1] : 1) : 0;
+}
+
+/* O->model's designs from what DZ[b] planned (LEVELS0[b]: its axes' levels before
+ * refinement) and MV measured. */
+static void summarise(struct hx_outcome *o, const struct design *dz, const unsigned *levels0,
+		      const struct model_values *mv)
+{
+	for (unsigned b = 0; b < o->n_baselines; b++) {
+		struct hx_model_design *s = &o->model.design[b];
+		unsigned ny = dz[b].n_in > 1 ? dz[b].n_axis[1] : 1;
+
+		memset(s, 0, sizeof(*s));
+		s->n_in = dz[b].n_in;
+		for (unsigned k = 0; k < dz[b].n_in; k++)
+			snprintf(s->inputs[k], sizeof(s->inputs[k]), "%s", dz[b].in[k]->dim->name);
+		s->planned = grid_points(&dz[b]);
+		for (unsigned k = 0; k < dz[b].n_in; k++)
+			s->refined += dz[b].n_axis[k];
+		s->refined -= levels0[b];
+		for (unsigned i = 0; dz[b].n_in && i < dz[b].n_axis[0]; i++)
+			for (unsigned j = 0; j < ny; j++)
+				if (isfinite(mv->pt[b][i][j].value)) {
+					s->points++;
+					s->layouts += mv->pt[b][i][j].n;
+				}
+	}
+}
+
+int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, struct hx_outcome *o,
 		   struct scn_error *err)
 {
 	struct design dz[HX_MAX_BASELINES];
-	unsigned lead[HX_MAX_BASELINES], n_lead, most;
+	unsigned lead[HX_MAX_BASELINES], n_lead, most, levels[HX_MAX_BASELINES] = { 0 };
 	unsigned long planned = 0, refine_left;
 	struct model_values *mv;
 	int rc = 0;
 
 	if (!p->model_levels)
 		return 0;
+	o->model.ran = true;
 	memset(dz, 0, sizeof(dz));
 	mv = calloc(1, sizeof(*mv));
 	if (!mv)
@@ -435,10 +469,10 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 	for (unsigned b = 0; b < o->n_baselines && rc == 0; b++) {
 		rc = design_for(r, p, topo_verb_name(o->baselines[b].verb),
 				hx_metric_name(o->baselines[b].metric), &dz[b], err);
-		if (dz[b].n_in)
-			planned += (unsigned long)dz[b].n_axis[0] *
-				   (dz[b].n_in > 1 ? dz[b].n_axis[1] : 1) * first_layouts(p) *
-				   layout_repeats(p);
+		planned += (unsigned long)grid_points(&dz[b]) * first_layouts(p) *
+			   layout_repeats(p);
+		for (unsigned k = 0; k < dz[b].n_in; k++)
+			levels[b] += dz[b].n_axis[k];
 	}
 	refine_left = rc ? 0 : hx_model_refine_planned(p, dz, o->n_baselines);
 	hx_observe_phase(r->observer, "model", planned + refine_left);
@@ -452,6 +486,8 @@ int hx_phase_model(struct hx_runner *r, const struct hx_plan *p, const struct hx
 		rc = hx_model_refine(r, p, o, dz, lead, n_lead, mv, &refine_left, err);
 	if (rc == 0 && n_lead)
 		rc = hx_model_tighten(r, p, o, dz, lead, n_lead, mv, err);
+	summarise(o, dz, levels, mv);
+	o->model.budget_out = rc == -EDQUOT;
 	free(mv);
 	return rc;
 }

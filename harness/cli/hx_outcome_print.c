@@ -217,6 +217,7 @@ void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE 
 	print_criteria(p, o, out);
 	print_drift(o, out);
 	hx_analysis_print(o->analysis, out);
+	hx_model_summary_print(p, o, out);
 	for (unsigned i = 0; i < p->n_criteria; i++)
 		failed += !o->criteria[i].pass;
 	for (unsigned i = 0; i < o->n_walls; i++) {
@@ -414,6 +415,8 @@ int hx_outcome_json(const struct hx_plan *p, const struct hx_outcome *o,
 	json_object_object_add(root, "sequential", seq);
 	json_object_object_add(root, "causes", hx_analysis_json(o->analysis));
 	json_object_object_add(root, "suspects", hx_analysis_suspects_json(o->analysis));
+	if (p->model_levels)
+		json_object_object_add(root, "model_phase", hx_model_summary_json(p, o));
 	json_object_object_add(root, "budget_exhausted", json_object_new_boolean(o->budget_exhausted));
 	json_object_object_add(root, "accounting", accounting_json(o));
 	hx_json_emit(root, out);

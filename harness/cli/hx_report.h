@@ -40,6 +40,13 @@ unsigned long hx_forecast_analysis(const struct hx_plan *p, const struct hx_outc
 
 /* Reports of an outcome. */
 void hx_outcome_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
+/* What the model phase measured, per (verb, metric) design (hx_model_print.c): nothing
+ * without a `model:` section; a line when the budget ran out before it. */
+void hx_model_summary_print(const struct hx_plan *p, const struct hx_outcome *o, FILE *out);
+struct json_object;
+/* The same as the `run` JSON document's "model_phase" (docs/json.md); NULL without a
+ * `model:` section. */
+struct json_object *hx_model_summary_json(const struct hx_plan *p, const struct hx_outcome *o);
 struct tb_description;
 /* The outcome as the `run` JSON document (docs/json.md): verdict, RNIC model and firmware
  * from D, the testbed file TESTBED, the plan, scalacn_version. */
