@@ -528,14 +528,15 @@ static void predict_by_name(struct fx *f, int64_t id)
 
 /* --inputs: a plane in (server.decap_masks, flows) is fitted on those inputs by name; the
  * other dimensions (client and server encap masks) form the setting; an export names the
- * inputs so an agent can feed them. A bad --inputs text is a usage error. */
+ * inputs so an agent can feed them; its points are one layout each, and the text says
+ * so. A bad --inputs text is a usage error. */
 static void test_fitcmd_named_inputs(void **state)
 {
 	struct fx *f = *state;
 	struct found fd = { .n = 0 };
 	struct opt_model *om = NULL;
 	const char *x = NULL, *y = NULL;
-	char msg[512];
+	char msg[512], out[8192];
 	double p[3];
 	int64_t c = add_campaign(f, "NAMED", "3");
 
@@ -545,9 +546,12 @@ static void test_fitcmd_named_inputs(void **state)
 						150 - 0.5 * m - 0.001 * fl };
 			put_trial(f, c, &t);
 		}
-	assert_int_equal(run(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic", "NAMED",
-						     "--inputs", "server.decap_masks,flows",
-						     "--form", "plane", NULL }), 0);
+	/* one layout a point (no model phase's): the text says its points are single draws */
+	assert_int_equal(run_stdout(hx_cmd_fit, (char *[]){ "fit", "--db", f->db_path, "--rnic",
+							    "NAMED", "--inputs",
+							    "server.decap_masks,flows", "--form",
+							    "plane", NULL }, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "no point was measured over several rule layouts"));
 	res_close(f->db); /* reopen: see what the command stored */
 	assert_int_equal(res_open(f->db_path, false, &f->db, &f->err), 0);
 	assert_int_equal(res_model_each(f->db, "NAMED", collect_model, &fd, &f->err), 0);

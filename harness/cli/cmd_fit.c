@@ -217,6 +217,10 @@ static void print_fit_text(const struct hx_fit_data *d, const struct fit_selecti
 		printf("  the points' own noise over rule layouts (standard error of each point's "
 		       "value): max %.2f%%  median %.2f%%\n", 100 * d->point_se_max,
 		       100 * d->point_se_median);
+	else if (strcmp(d->inputs, HX_FIT_INPUTS))
+		printf("  note: no point was measured over several rule layouts: these are the "
+		       "other phases' points, one draw each (no model phase, or its budget ran "
+		       "out before this design: `run` says which)\n");
 	printf("  why: %s\n", sel->reason);
 	printf("  domain: x %g..%g, y %g..%g; other dimensions at %s\n\n", m->dom_min[0],
 	       m->dom_max[0], m->dom_min[1], m->dom_max[1], d->fixed_json);
