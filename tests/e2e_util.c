@@ -62,6 +62,17 @@ int e2e_ctx_teardown(void **state)
 	return 0;
 }
 
+int e2e_dir_setup(void **state)
+{
+	struct e2e_dir_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	snprintf(c->dir, sizeof(c->dir), "%s", e2e_tmpdir());
+	*state = c;
+	return 0;
+}
+
 pid_t e2e_scalacn_spawn(const char *const *args, const char *out, const char *err)
 {
 	const char *argv[64];

@@ -24,6 +24,12 @@ void e2e_rmdir(const char *dir);
 /* cmocka teardown of a context (*STATE, calloc'd) whose first member is the path of its
  * e2e_tmpdir (a char array): the directory is removed and the context freed. */
 int e2e_ctx_teardown(void **state);
+/* A context that is only its temporary directory; e2e_dir_setup makes one (*STATE, a fresh
+ * e2e_tmpdir), e2e_ctx_teardown removes it. */
+struct e2e_dir_ctx {
+	char dir[512];
+};
+int e2e_dir_setup(void **state);
 
 /* Run scalacn with ARGS (NULL-terminated, without argv[0]) in the current directory. */
 int e2e_scalacn_run(struct e2e_run *r, const char *const *args);

@@ -20,13 +20,9 @@
 
 #include "e2e_util.h"
 
-struct ctx {
-	char dir[512];
-};
-
 /* The plan DIR/NAME.yaml: write bw and latency over server decap masks, a model phase of 4
  * levels and 4 layouts a point, BUDGET_H testbed-hours (0: none). */
-static void write_plan(const struct ctx *c, const char *name, double budget_h, char *path,
+static void write_plan(const struct e2e_dir_ctx *c, const char *name, double budget_h, char *path,
 		       size_t len)
 {
 	char text[2048], budget[64] = "";
@@ -82,20 +78,10 @@ static long model_millihours(const char *db)
 				"points p on p.id = t.point where p.phase = 'model'");
 }
 
-static int setup(void **state)
-{
-	struct ctx *c = calloc(1, sizeof(*c));
-
-	assert_non_null(c);
-	snprintf(c->dir, sizeof(c->dir), "%s", e2e_tmpdir());
-	*state = c;
-	return 0;
-}
-
 /* With no budget: both designs whole, the store's model points and layouts counted. */
 static void test_whole_designs(void **state)
 {
-	const struct ctx *c = *state;
+	const struct e2e_dir_ctx *c = *state;
 	char plan[1024], db[1100];
 	json_object *doc, *mp, *designs;
 	long points = 0, layouts = 0;
@@ -136,7 +122,7 @@ static void test_whole_designs(void **state)
 /* Budgets that run out inside the model phase, then before it. */
 static void test_short_budgets(void **state)
 {
-	const struct ctx *c = *state;
+	const struct e2e_dir_ctx *c = *state;
 	char plan[1024], db[1100], dbs[1100], dbn[1100], *text = NULL;
 	json_object *doc, *mp, *designs;
 	long total, model, short_points = 0, planned = 0;
@@ -179,8 +165,10 @@ static void test_short_budgets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_whole_designs, setup, e2e_ctx_teardown),
-		cmocka_unit_test_setup_teardown(test_short_budgets, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_whole_designs, e2e_dir_setup,
+						e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_short_budgets, e2e_dir_setup,
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

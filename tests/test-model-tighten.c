@@ -30,13 +30,9 @@
 	"1 + max(coalesce(json_extract(levels_json, '$.layout'), 0)) n from points "        \
 	"where phase = 'model' group by k"
 
-struct ctx {
-	char dir[512];
-};
-
 /* The plan in DIR/NAME.yaml: write bw over server decap masks on the BF-3 sim, a model
  * phase of LAYOUTS layouts a point, MAX_LAYOUTS (0: key absent), BUDGET_H (0: none). */
-static void write_plan(const struct ctx *c, const char *name, unsigned max_layouts,
+static void write_plan(const struct e2e_dir_ctx *c, const char *name, unsigned max_layouts,
 		       double budget_h, char *path, size_t len)
 {
 	char text[2048], extra[128] = "", budget[64] = "";
@@ -98,19 +94,9 @@ static long layouts(const char *db, const char *what, const char *where)
 	return e2e_sql_long(db, q);
 }
 
-static int setup(void **state)
-{
-	struct ctx *c = calloc(1, sizeof(*c));
-
-	assert_non_null(c);
-	snprintf(c->dir, sizeof(c->dir), "%s", e2e_tmpdir());
-	*state = c;
-	return 0;
-}
-
 static void test_tighten(void **state)
 {
-	const struct ctx *c = *state;
+	const struct e2e_dir_ctx *c = *state;
 	char plan[1024], db4[1100], db16[1100], dbb[1100];
 	double plain_h, full_h;
 	long before;
@@ -160,7 +146,7 @@ static void refused(const char *plan, const char *db, const char *name, const ch
 
 static void test_max_layouts_refused(void **state)
 {
-	const struct ctx *c = *state;
+	const struct e2e_dir_ctx *c = *state;
 	char plan[1024], db[1100], *text, *at;
 
 	snprintf(db, sizeof(db), "%s/bad.db", c->dir);
@@ -181,8 +167,10 @@ static void test_max_layouts_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_tighten, setup, e2e_ctx_teardown),
-		cmocka_unit_test_setup_teardown(test_max_layouts_refused, setup, e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_tighten, e2e_dir_setup,
+						e2e_ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_max_layouts_refused, e2e_dir_setup,
+						e2e_ctx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

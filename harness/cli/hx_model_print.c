@@ -7,6 +7,7 @@
  * causes` models those points; a design with none is fitted from the other phases' points
  * alone, which this says before `fit` does.
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -34,8 +35,19 @@ static unsigned count_designs(const struct hx_outcome *o, unsigned *whole)
 	return n;
 }
 
+/* Why design D has fewer points with a value than planned: the budget (BUDGET_OUT), or
+ * points that could not be built or whose every layout failed. */
+static const char *why_short(const struct hx_model_design *d, bool budget_out)
+{
+	if (budget_out)
+		return d->points ? "short: the budget ran out in it"
+				 : "none: the budget ran out before it; fit models it from the "
+				   "other phases' points";
+	return "short: points that could not be built, or whose every layout failed";
+}
+
 static void print_design(const struct hx_baseline *bl, const struct hx_model_design *d,
-			 FILE *out)
+			 bool budget_out, FILE *out)
 {
 	char inputs[160];
 
@@ -48,9 +60,7 @@ static void print_design(const struct hx_baseline *bl, const struct hx_model_des
 	else
 		fprintf(out, " %7s %7s", "-", "-");
 	if (d->points < d->planned)
-		fprintf(out, "  %s", d->points ? "short: the budget ran out in it"
-					       : "none: the budget ran out before it; fit "
-						 "models it from the other phases' points");
+		fprintf(out, "  %s", why_short(d, budget_out));
 	fputc('\n', out);
 }
 
@@ -61,8 +71,8 @@ void hx_model_summary_print(const struct hx_plan *p, const struct hx_outcome *o,
 	if (!p->model_levels)
 		return;
 	if (!o->model.ran) {
-		fprintf(out, "Model phase: not reached (the budget ran out before it); `scalacn fit "
-			"--inputs causes` has only the other phases' points.\n");
+		fprintf(out, "Model phase: not reached (the budget ran out before it); "
+			"`scalacn fit --inputs causes` has only the other phases' points.\n");
 		return;
 	}
 	n = count_designs(o, &whole);
@@ -74,7 +84,8 @@ void hx_model_summary_print(const struct hx_plan *p, const struct hx_outcome *o,
 		"layouts", "refined");
 	for (unsigned b = 0; b < o->n_baselines; b++)
 		if (o->model.design[b].n_in)
-			print_design(&o->baselines[b], &o->model.design[b], out);
+			print_design(&o->baselines[b], &o->model.design[b], o->model.budget_out,
+				     out);
 }
 
 struct json_object *hx_model_summary_json(const struct hx_plan *p, const struct hx_outcome *o)
@@ -89,6 +100,7 @@ struct json_object *hx_model_summary_json(const struct hx_plan *p, const struct 
 	json_object_object_add(j, "budget_out", json_object_new_boolean(o->model.budget_out));
 	for (unsigned b = 0; o->model.ran && b < o->n_baselines; b++) {
 		const struct hx_model_design *d = &o->model.design[b];
+		const struct hx_baseline *bl = &o->baselines[b];
 		struct json_object *e, *in;
 
 		if (!d->n_in)
@@ -97,10 +109,9 @@ struct json_object *hx_model_summary_json(const struct hx_plan *p, const struct 
 		in = json_object_new_array();
 		for (unsigned k = 0; k < d->n_in; k++)
 			json_object_array_add(in, json_object_new_string(d->inputs[k]));
-		json_object_object_add(e, "verb",
-				       json_object_new_string(topo_verb_name(o->baselines[b].verb)));
+		json_object_object_add(e, "verb", json_object_new_string(topo_verb_name(bl->verb)));
 		json_object_object_add(e, "metric",
-				       json_object_new_string(metric_name(o->baselines[b].metric)));
+				       json_object_new_string(metric_name(bl->metric)));
 		json_object_object_add(e, "inputs", in);
 		json_object_object_add(e, "planned", json_object_new_int64(d->planned));
 		json_object_object_add(e, "points", json_object_new_int64(d->points));
