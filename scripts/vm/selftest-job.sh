@@ -59,15 +59,27 @@ sed 's/run_s: [0-9.]*/run_s: 4/; s/slack_s: [0-9.]*/slack_s: 4/' /job/rxe-vm.yam
 $TC qdisc add dev veth0 root handle 1: prio
 $TC filter add dev veth0 parent 1: protocol ip prio 1 flower ip_proto udp dst_port 4791 \
 	action drop
-# busybox has no pgrep: a perftest client is the process whose argv holds the server address
-client_up() { grep -qs 192.168.77.2 /proc/[0-9]*/cmdline; }
+# busybox has no pgrep: a perftest client is the process whose argv holds the server address.
+# The drop stays until the first client is gone: that process, not any client (under TCG the
+# campaign's next trial started its client within the 0.2 s poll, every trial after the
+# first found the drop still there and timed out too).
+client_pid() {
+	for f in /proc/[0-9]*/cmdline; do
+		if grep -qs 192.168.77.2 "$f"; then
+			f=${f#/proc/}
+			echo "${f%/cmdline}"
+			return 0
+		fi
+	done
+	return 1
+}
 (
 	n=0
-	while ! client_up; do
+	while ! pid=$(client_pid); do
 		sleep 0.2; n=$((n + 1)); [ $n -lt 600 ] || break
 	done
-	echo "fault: client up ($(cut -d' ' -f1 /proc/uptime) s)"
-	while client_up; do sleep 0.2; done
+	echo "fault: client $pid up ($(cut -d' ' -f1 /proc/uptime) s)"
+	while [ -n "$pid" ] && [ -d "/proc/$pid" ]; do sleep 0.2; done
 	$TC -s -j filter show dev veth0 parent 1: > /out/fault-drop.json
 	$TC qdisc del dev veth0 root
 	echo "fault: client gone, drop removed ($(cut -d' ' -f1 /proc/uptime) s)"
