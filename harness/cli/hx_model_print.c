@@ -15,11 +15,6 @@
 #include "harness/campaign/hx_campaign.h"
 #include "harness/cli/hx_report.h"
 
-static const char *metric_name(enum gen_metric m)
-{
-	return m == GEN_METRIC_LAT ? "lat" : "bw";
-}
-
 /* Designs of O with inputs, and how many of them have every planned point. */
 static unsigned count_designs(const struct hx_outcome *o, unsigned *whole)
 {
@@ -54,7 +49,7 @@ static void print_design(const struct hx_baseline *bl, const struct hx_model_des
 	snprintf(inputs, sizeof(inputs), "%s%s%s", d->inputs[0], d->n_in > 1 ? " x " : "",
 		 d->n_in > 1 ? d->inputs[1] : "");
 	fprintf(out, "  %-5s %-6s %-48s %4u/%-4u", topo_verb_name(bl->verb),
-		metric_name(bl->metric), inputs, d->points, d->planned);
+		hx_metric_name(bl->metric), inputs, d->points, d->planned);
 	if (d->points)
 		fprintf(out, " %7.1f %7u", (double)d->layouts / d->points, d->refined);
 	else
@@ -111,7 +106,7 @@ struct json_object *hx_model_summary_json(const struct hx_plan *p, const struct 
 			json_object_array_add(in, json_object_new_string(d->inputs[k]));
 		json_object_object_add(e, "verb", json_object_new_string(topo_verb_name(bl->verb)));
 		json_object_object_add(e, "metric",
-				       json_object_new_string(metric_name(bl->metric)));
+				       json_object_new_string(hx_metric_name(bl->metric)));
 		json_object_object_add(e, "inputs", in);
 		json_object_object_add(e, "planned", json_object_new_int64(d->planned));
 		json_object_object_add(e, "points", json_object_new_int64(d->points));
