@@ -41,7 +41,7 @@ static double fake_value(const struct fake *f, const struct gen_levels *l, unsig
 	if (f->outlier && r == HX_REPLICATE_REPEAT && l->masks[GEN_SERVER][GEN_DECAP] < 8)
 		bw /= 1.5;
 	hx_point_text(l, text, sizeof(text));
-	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r));
+	gen_rng_seed(&rng, gen_hash64(text, strlen(text), 1000 + r + 1000003ull * f->noise_seed));
 	return bw * (1.0 + f->cv * gen_rng_normal(&rng));
 }
 

@@ -31,6 +31,7 @@ struct fake {
 			     * a cause the mask wall hides until it is removed */
 	bool outlier;       /* the first replicate trial of every point with fewer than 8
 			     * masks ran 1.5x slow (a gross outlier) */
+	uint64_t noise_seed; /* 0: the noise of every test before it; others: other draws */
 	int64_t next_id;
 	unsigned long calls;
 	unsigned repeats;

@@ -66,10 +66,7 @@ static void test_causal_strategies_agree(void **state)
 		assert_int_equal(hx_causal_run(w->e, w->p, &w->o, (enum hx_strategy)s, &w->a, NULL), 0);
 		if (getenv("CAUSAL_DEBUG"))
 			hx_analysis_print(&w->a, stderr);
-		if (s == HX_STRATEGY_ANNEAL) { /* black box: may miss the interaction, never lies */
-			assert_non_null(find_cause(&w->a, "server.decap_masks", NULL));
-			assert_false(mentions(&w->a, "flows"));
-			assert_false(mentions(&w->a, "traffic_class"));
+		if (s == HX_STRATEGY_ANNEAL) { /* black box: may miss, never lies */
 			world_free(w);
 			continue;
 		}
@@ -79,6 +76,32 @@ static void test_causal_strategies_agree(void **state)
 			assert_int_equal(w->a.points, 1260);
 		world_free(w);
 	}
+}
+
+/* Annealing is a stochastic black box: over twenty of its seeds (and the fake's noise draws)
+ * it never names a dimension that does nothing, and it finds the mask wall for many (13 of
+ * 20 here; its walk may stop at its patience before reaching the wall: with other draws one
+ * seed's 132 points found only the QP/page interaction). */
+#define ANNEAL_SEEDS 20
+static void test_causal_anneal_finds_wall_never_lies(void **state)
+{
+	unsigned found = 0;
+
+	(void)state;
+	for (unsigned seed = 0; seed < ANNEAL_SEEDS; seed++) {
+		struct world *w = world_new(0.02, true, 5);
+
+		w->p->seed = 7 + seed;
+		w->f.noise_seed = seed;
+		assert_int_equal(hx_causal_run(w->e, w->p, &w->o, HX_STRATEGY_ANNEAL, &w->a, NULL),
+				 0);
+		found += find_cause(&w->a, "server.decap_masks", NULL) != NULL;
+		assert_false(mentions(&w->a, "flows"));
+		assert_false(mentions(&w->a, "traffic_class"));
+		world_free(w);
+	}
+	print_message("anneal found the mask wall for %u of %d seeds\n", found, ANNEAL_SEEDS);
+	assert_true(5 * found >= 2 * ANNEAL_SEEDS);
 }
 
 static void test_causal_cct_cheaper_than_brute(void **state)
@@ -134,14 +157,20 @@ static void test_causal_reports_too_few_repeats(void **state)
 	assert_true(said);
 }
 
-static void test_causal_lsa_categorical_and_ordered(void **state)
+/* One LSA at 16 masks, 1K flows, traffic class 3 with the fake's noise draws SEED: the mask
+ * move is a candidate near its elasticity (*COVERED += its interval holds the true one),
+ * categorical moves go to another category; how many moves of the dimensions that do
+ * nothing (flows, traffic class) were candidates all the same into *FALSE_C, out of
+ * *NULL_MOVES. */
+static void lsa_once(uint64_t seed, unsigned *covered, unsigned *false_c, unsigned *null_moves)
 {
 	struct world *w = world_new(0.02, false, 5);
 	struct gen_levels at;
 	struct hx_lsa lsa;
 	int masks = -1, tc = -1, flows = -1;
 
-	(void)state;
+	w->f.noise_seed = seed;
+	world_rebase(w);
 	hx_levels_base(w->p, TOPO_VERB_WRITE, GEN_METRIC_BW, &at);
 	gen_levels_set(&at, gen_dimension_find("server.decap_masks"), 16, NULL);
 	gen_levels_set(&at, gen_dimension_find("flows"), 1024, NULL);
@@ -156,20 +185,43 @@ static void test_causal_lsa_categorical_and_ordered(void **state)
 			tc = (int)i;
 		if (!strcmp(name, "flows") && lsa.d[i].to == 64)
 			flows = (int)i;
+		if (!strcmp(name, "flows") || !strcmp(name, "traffic_class")) {
+			(*null_moves)++;
+			*false_c += lsa.d[i].candidate;
+		}
 	}
 	assert_true(masks >= 0 && tc >= 0 && flows >= 0);
-	/* bw = 100/(1 + 0.02 m): elasticity at 8..16 = ln(1.16/1.32)/ln 2 = -0.186 */
-	assert_true(fabs(lsa.d[masks].sens + 0.186) < 0.03);
+	/* bw = 100/(1 + 0.02 m): elasticity at 8..16 = ln(1.16/1.32)/ln 2 = -0.186; the
+	 * estimate's standard error is about 0.018 (2% noise, 5 trials a side) */
+	assert_true(fabs(lsa.d[masks].sens + 0.186) < 0.06);
+	*covered += lsa.d[masks].lo <= -0.186 && -0.186 <= lsa.d[masks].hi;
 	assert_true(lsa.d[masks].candidate);
 	assert_true(lsa.d[masks].harm > 0);
-	assert_true(lsa.d[tc].categorical && !lsa.d[tc].candidate);
-	assert_true(lsa.d[tc].lo < 0 && lsa.d[tc].hi > 0);
-	assert_false(lsa.d[flows].candidate);
+	assert_true(lsa.d[tc].categorical);
+	assert_true(lsa.d[tc].lo < lsa.d[tc].sens && lsa.d[tc].sens < lsa.d[tc].hi);
 	/* categorical away move goes to another category (7), never to a rounded number */
 	for (unsigned i = 0; i < lsa.n; i++)
 		if (lsa.d[i].categorical && lsa.d[i].to != 0)
 			assert_true(lsa.d[i].to == 7);
 	world_free(w);
+}
+
+/* Over ten draws of the noise, the mask move's 95% interval holds the true elasticity for
+ * most, and a dimension that does nothing is a candidate about as often as a 95% interval
+ * excludes zero by chance. One draw alone may miss both: another generator's first draw
+ * made the flows move a candidate and put the elasticity 0.03 from the truth. */
+static void test_causal_lsa_categorical_and_ordered(void **state)
+{
+	unsigned covered = 0, false_c = 0, null_moves = 0;
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 10; seed++)
+		lsa_once(seed, &covered, &false_c, &null_moves);
+	print_message("mask interval held the truth %u of 10; null moves that were candidates: "
+		      "%u of %u\n", covered, false_c, null_moves);
+	assert_true(covered >= 8);
+	assert_true(null_moves >= 20);
+	assert_true(5 * false_c <= null_moves);
 }
 
 static void test_causal_removal_orders(void **state)
@@ -258,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_causal_cct_finds_wall_and_interaction),
 		cmocka_unit_test(test_causal_cct_no_interaction_one_cause),
 		cmocka_unit_test(test_causal_strategies_agree),
+		cmocka_unit_test(test_causal_anneal_finds_wall_never_lies),
 		cmocka_unit_test(test_causal_cct_cheaper_than_brute),
 		cmocka_unit_test(test_causal_noise_no_false_causes),
 		cmocka_unit_test(test_causal_reports_too_few_repeats),
