@@ -151,7 +151,7 @@ static int cross_validate(const struct basis *b, const struct fit_data *d,
 	int rc = fold && perm ? 0 : -ENOMEM;
 
 	if (rc == 0)
-		fit_assign_folds(d->n, k, o->seed, fold, perm);
+		rc = fit_assign_folds(d->n, k, o->seed, fold, perm);
 	for (unsigned f = 0; rc == 0 && f < k; f++) {
 		rc = solve(b, d, fold, f, coef);
 		for (size_t i = 0; rc == 0 && i < d->n; i++) {

@@ -7,6 +7,8 @@
 #ifndef SCN_FIT_INTERNAL_H
 #define SCN_FIT_INTERNAL_H
 
+#include <gsl/gsl_rng.h>
+
 #include "fitting/fit.h"
 
 /* Unit of a parameter: how it changes when inputs are divided by sx and response by sy. */
@@ -114,12 +116,15 @@ int fit_core(enum fit_form form, const struct fit_data *d, const struct fit_opts
 	     struct fit_model *m);
 
 /* Cross-validation folds: fold[i] in [0, k), a seeded shuffle dealt round-robin (perm is
- * scratch of n entries). The forms and the baseline use the same folds for the same seed. */
-void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm);
+ * scratch of n entries). The forms and the baseline use the same folds for the same seed.
+ * 0 or -ENOMEM. */
+int fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm);
 
-/* SplitMix64 step: the seeded generator used for starts and folds. */
-uint64_t fit_rng_next(uint64_t *state);
-/* Uniform in [0,1). */
-double fit_rng_unit(uint64_t *state);
+/* GSL's taus2 generator seeded from SEED's low 32 bits (taus2's seed) XOR SALT: the seeded
+ * generator of the starts (SALT FIT_SALT_STARTS) and the folds (FIT_SALT_FOLDS). NULL: out
+ * of memory. The caller frees it with gsl_rng_free. */
+#define FIT_SALT_STARTS 0x5EEDF17u
+#define FIT_SALT_FOLDS 0xF01D5u
+gsl_rng *fit_rng_alloc(uint64_t seed, uint32_t salt);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 
 #include "fitting/fit_internal.h"
 
@@ -80,19 +81,19 @@ static void domain(const struct fit_data *d, struct fit_model *m)
 }
 
 /* fold[i] in [0, k): a seeded shuffle dealt round-robin. */
-void fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm)
+int fit_assign_folds(size_t n, unsigned k, uint64_t seed, unsigned *fold, size_t *perm)
 {
-	uint64_t rng = seed ^ 0xF01D5ull;
+	gsl_rng *rng = fit_rng_alloc(seed, FIT_SALT_FOLDS);
 
+	if (!rng)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
-	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)(fit_rng_next(&rng) % i), t = perm[i - 1];
-		perm[i - 1] = perm[j];
-		perm[j] = t;
-	}
+	gsl_ran_shuffle(rng, perm, n, sizeof(*perm));
+	gsl_rng_free(rng);
 	for (size_t i = 0; i < n; i++)
 		fold[perm[i]] = (unsigned)(i % k);
+	return 0;
 }
 
 /* Keep held-out point P among Q's largest errors, largest first. */
@@ -127,8 +128,7 @@ static int cross_validate(enum fit_form form, const struct fit_data *d,
 		goto out;
 	for (size_t i = 0; i < d->n; i++)
 		ymax = fmax(ymax, fabs(d->y[i]));
-	fit_assign_folds(d->n, k, o->seed, fold, perm);
-	rc = 0;
+	rc = fit_assign_folds(d->n, k, o->seed, fold, perm);
 	for (unsigned f = 0; f < k && rc == 0; f++) {
 		struct fit_data tr = { .n = 0, .x = (const double (*)[2])tx, .y = ty };
 		struct fit_model tm = { .form = form, .n_params = m->n_params };

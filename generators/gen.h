@@ -181,12 +181,23 @@ uint32_t gen_layout_shift(uint32_t layout, uint32_t flows);
  * Writes up to MAX levels; returns how many there are in total. */
 unsigned gen_sweep_geometric(double lo, double hi, double r, double *out, unsigned max);
 
-/* Deterministic PRNG (splitmix64 / xoshiro256**) for every seeded choice in scalacn. */
-struct gen_rng { uint64_t s[4]; };
+/* The deterministic PRNG of every seeded choice in scalacn: GSL's taus2 generator and GSL's
+ * distributions (gen_rng.c). The generator's state is held in place, so a gen_rng needs no
+ * allocation and copies by value; same seed, same stream on every platform. */
+struct gen_rng { unsigned long state[4]; };
+/* Its name, stored with each campaign (results' campaigns.rng): a layout can be rebuilt from
+ * its seed only by the generator that drew it. */
+#define GEN_RNG_NAME "gsl-taus2"
 void gen_rng_seed(struct gen_rng *r, uint64_t seed);
-uint64_t gen_rng_next(struct gen_rng *r);
-double gen_rng_uniform(struct gen_rng *r);  /* [0, 1) */
-double gen_rng_normal(struct gen_rng *r);   /* N(0, 1) */
+uint64_t gen_rng_next(struct gen_rng *r);              /* 64 uniform bits */
+double gen_rng_uniform(struct gen_rng *r);             /* [0, 1) */
+double gen_rng_normal(struct gen_rng *r);              /* N(0, 1) */
+uint32_t gen_rng_below(struct gen_rng *r, uint32_t n); /* uniform in [0, n); 0 when n is 0 */
+/* Poisson(MEAN), 0 when MEAN <= 0; above 1e9 (beyond GSL's unsigned int) the normal it tends
+ * to, whose relative skew there is under 3e-5. */
+uint64_t gen_rng_poisson(struct gen_rng *r, double mean);
+double gen_rng_exponential(struct gen_rng *r, double mean);
+void gen_rng_shuffle(struct gen_rng *r, void *base, size_t n, size_t size); /* in place */
 uint64_t gen_hash64(const void *data, size_t len, uint64_t seed); /* stable, for keys */
 
 #endif

@@ -2,9 +2,12 @@
 /*
  * gen_rng: the one deterministic PRNG and the one stable hash of scalacn (see gen.h).
  *
- * PRNG: xoshiro256** (Blackman and Vigna), its state seeded by four outputs of splitmix64 from
- * the 64-bit seed, so any seed (including 0) gives a non-zero state. Normal deviates use
- * Marsaglia's polar method (one of the pair is discarded: the state holds nothing else).
+ * PRNG: GSL's taus2 (L'Ecuyer's maximally equidistributed combined Tausworthe generator) and
+ * GSL's distributions. Its state lives in struct gen_rng, and each call wraps it in a
+ * gsl_rng of that type (the struct is GSL's public one), so a gen_rng needs no allocation
+ * or free and a copy is an independent copy of the stream. taus2 takes a 32-bit seed; the
+ * 64-bit seed is folded to it through the hash's finaliser, so seeds that differ only in
+ * their high bits give different streams.
  *
  * Hash: gen_hash64(data, len, seed) = fmix(FNV-1a-64 over the bytes, started from the FNV
  * offset basis XOR splitmix64(seed)), where fmix is the splitmix64 finaliser. It works on
@@ -12,62 +15,96 @@
  * is for keys (trial and point identities), not for cryptography. Never change it: stored
  * keys depend on it.
  */
+#include <assert.h>
 #include <math.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "generators/gen.h"
 
-static uint64_t splitmix64(uint64_t *x)
+static uint64_t fmix(uint64_t z)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k)
+static uint64_t splitmix64(uint64_t *x)
 {
-	return (x << k) | (x >> (64 - k));
+	return fmix(*x += 0x9e3779b97f4a7c15ULL);
+}
+
+/* R's state as a GSL generator (valid while R is). */
+static gsl_rng view(struct gen_rng *r)
+{
+	return (gsl_rng){ .type = gsl_rng_taus2, .state = r->state };
 }
 
 void gen_rng_seed(struct gen_rng *r, uint64_t seed)
 {
-	uint64_t x = seed;
+	uint64_t z = fmix(seed);
+	gsl_rng g = view(r);
 
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+	assert(gsl_rng_taus2->size <= sizeof(r->state));
+	gsl_rng_set(&g, (unsigned long)((z ^ (z >> 32)) & 0xffffffffULL));
 }
 
 uint64_t gen_rng_next(struct gen_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
+	gsl_rng g = view(r);
+	uint64_t hi = gsl_rng_get(&g);
 
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return hi << 32 | (uint64_t)gsl_rng_get(&g);
 }
 
 double gen_rng_uniform(struct gen_rng *r)
 {
-	return (double)(gen_rng_next(r) >> 11) * 0x1.0p-53;
+	gsl_rng g = view(r);
+
+	return gsl_rng_uniform(&g);
 }
 
 double gen_rng_normal(struct gen_rng *r)
 {
-	double u, v, q;
+	gsl_rng g = view(r);
 
-	do {
-		u = 2.0 * gen_rng_uniform(r) - 1.0;
-		v = 2.0 * gen_rng_uniform(r) - 1.0;
-		q = u * u + v * v;
-	} while (q >= 1.0 || q == 0.0);
-	return u * sqrt(-2.0 * log(q) / q);
+	return gsl_ran_gaussian_ziggurat(&g, 1.0);
+}
+
+uint32_t gen_rng_below(struct gen_rng *r, uint32_t n)
+{
+	gsl_rng g = view(r);
+
+	return n ? (uint32_t)gsl_rng_uniform_int(&g, n) : 0;
+}
+
+uint64_t gen_rng_poisson(struct gen_rng *r, double mean)
+{
+	gsl_rng g = view(r);
+	double v;
+
+	if (!(mean > 0))
+		return 0;
+	if (mean <= 1e9)
+		return gsl_ran_poisson(&g, mean);
+	v = mean + gsl_ran_gaussian_ziggurat(&g, sqrt(mean));
+	return v > 0 ? (uint64_t)llround(v) : 0;
+}
+
+double gen_rng_exponential(struct gen_rng *r, double mean)
+{
+	gsl_rng g = view(r);
+
+	return gsl_ran_exponential(&g, mean);
+}
+
+void gen_rng_shuffle(struct gen_rng *r, void *base, size_t n, size_t size)
+{
+	gsl_rng g = view(r);
+
+	if (n > 1)
+		gsl_ran_shuffle(&g, base, n, size);
 }
 
 uint64_t gen_hash64(const void *data, size_t len, uint64_t seed)
@@ -80,7 +117,5 @@ uint64_t gen_hash64(const void *data, size_t len, uint64_t seed)
 		h ^= p[i];
 		h *= 0x100000001b3ULL;
 	}
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
+	return fmix(h);
 }

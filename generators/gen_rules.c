@@ -46,11 +46,6 @@ static const char *const side_name[GEN_HOSTS][GEN_DIRS] = {
 	{ "server.encap_masks", "server.decap_masks" },
 };
 
-static uint32_t rng_below(struct gen_rng *rng, uint32_t bound)
-{
-	return (uint32_t)(((gen_rng_next(rng) >> 32) * bound) >> 32);
-}
-
 int gen_levels_check(const struct gen_levels *l, struct scn_error *err)
 {
 	if (l->subnets < 1 || l->subnets > GEN_MAX_SUBNETS)
@@ -115,7 +110,7 @@ static int pick_flows(struct gen_part *p, const struct gen_levels *l, uint64_t s
 		for (uint32_t i = 0; i < n2; i++)
 			idx[i] = i;
 		for (uint32_t j = 0; j < Fs; j++) {
-			uint32_t pick = j + rng_below(&rng, n2 - j), t = idx[pick];
+			uint32_t pick = j + gen_rng_below(&rng, n2 - j), t = idx[pick];
 			struct gen_flow_info *f = &p->flow[s + j * k];
 
 			assert(Cs > 0); /* C_s >= 1 wherever F_s >= 1 (C >= min(k, F), C <= F) */
@@ -212,12 +207,7 @@ static void side_perm(uint32_t F, uint32_t m, enum gen_host h, enum gen_dir d, u
 		gen_rng_seed(&rng, stream);
 		for (uint32_t i = 0; i < F; i++)
 			perm[i] = i;
-		for (uint32_t i = 0; i + 1 < F; i++) {
-			uint32_t j = i + rng_below(&rng, F - i), t = perm[i];
-
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
+		gen_rng_shuffle(&rng, perm, F, sizeof(*perm));
 		gen_perm_memo_put(F, stream, perm);
 	}
 	if (shift % F == 0)

@@ -27,7 +27,7 @@
 
 #include "common/scn_error.h"
 
-#define RES_SCHEMA_VERSION 7
+#define RES_SCHEMA_VERSION 8
 
 struct res_db;
 
@@ -82,6 +82,8 @@ struct res_campaign {
 	char summary[1024];       /* what the campaign concluded (free text / JSON) */
 	char plan_file_hash[17];    /* hex 64-bit hash of the plan file's bytes ("" = unknown) */
 	char testbed_file_hash[17]; /* the same of the testbed file */
+	char rng[24];               /* the generator its layouts were drawn with (GEN_RNG_NAME
+				     * when it ran; schema 8); "xoshiro256**" before schema 8 */
 };
 
 /* Insert a new campaign (id filled in). */

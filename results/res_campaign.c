@@ -54,6 +54,7 @@ void res_campaign_row(sqlite3_stmt *st, struct res_campaign *c)
 	res_col_buf(st, 12, c->summary, sizeof(c->summary));
 	res_col_buf(st, 13, c->plan_file_hash, sizeof(c->plan_file_hash));
 	res_col_buf(st, 14, c->testbed_file_hash, sizeof(c->testbed_file_hash));
+	res_col_buf(st, 15, c->rng, sizeof(c->rng));
 }
 
 static void bind_campaign(sqlite3_stmt *st, const struct res_campaign *c)
@@ -72,6 +73,7 @@ static void bind_campaign(sqlite3_stmt *st, const struct res_campaign *c)
 	res_bind_buf(st, 12, c->summary, sizeof(c->summary));
 	res_bind_buf(st, 13, c->plan_file_hash, sizeof(c->plan_file_hash));
 	res_bind_buf(st, 14, c->testbed_file_hash, sizeof(c->testbed_file_hash));
+	res_bind_buf(st, 15, c->rng, sizeof(c->rng));
 }
 
 int res_campaign_insert(struct res_db *db, struct res_campaign *c, struct scn_error *err)

@@ -30,8 +30,8 @@ static const char *const stmt_sql[RES_ST_COUNT] = {
 	[RES_ST_CAMPAIGN_INSERT] =
 		"INSERT INTO campaigns (plan_path, plan_hash, testbed, testbed_identity, "
 		"rnic_model, firmware, tool_version, seed, status, started, finished, summary, "
-		"plan_file_hash, testbed_file_hash) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		"plan_file_hash, testbed_file_hash, rng) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[RES_ST_CAMPAIGN_GET] = "SELECT " RES_CAMPAIGN_COLS " FROM campaigns WHERE id = ?1",
 	[RES_ST_CAMPAIGN_FIND] = "SELECT " RES_CAMPAIGN_COLS " FROM campaigns "
 				 "WHERE plan_hash = ?1 AND testbed_identity = ?2 "

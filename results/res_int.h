@@ -49,7 +49,7 @@ struct res_db {
 #define RES_CAMPAIGN_COLS                                                                   \
 	"id, plan_path, plan_hash, testbed, testbed_identity, rnic_model, firmware, "       \
 	"tool_version, seed, status, started, finished, summary, plan_file_hash, "          \
-	"testbed_file_hash"
+	"testbed_file_hash, rng"
 
 /* Column list of trial queries (table alias t); res_trial_row reads it from column 0 on. */
 #define RES_TRIAL_COLS                                                                      \

@@ -187,6 +187,13 @@ static const char *const migrations[] = {
 	" scalacn fit again')"
 	" WHERE form IN ('spillc2', 'spillc2y', 'lspillc2', 'lspillc2y', 'spillct2',"
 	" 'spillct2y', 'lspillct2', 'lspillct2y');",
+	/* 7 -> 8: the generator a campaign drew its rule layouts and seeded choices with
+	 * (generators/gen_rng.c, GEN_RNG_NAME). Campaigns stored before 8 drew with the
+	 * xoshiro256** of earlier scalacn versions: their trials read as before, but their
+	 * layouts cannot be rebuilt from their seeds by a scalacn drawing with another
+	 * generator (`run --resume` refuses them, `fit` fits them without the layouts'
+	 * covariates). */
+	"ALTER TABLE campaigns ADD COLUMN rng TEXT NOT NULL DEFAULT 'xoshiro256**';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RES_SCHEMA_VERSION,

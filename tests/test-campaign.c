@@ -305,6 +305,29 @@ static void test_campaign_exit_codes(void **state)
 	e2e_run_free(&r);
 }
 
+/* A campaign whose layouts another generator drew (stored before schema 8: xoshiro256**) is
+ * not resumed: the rest of its points would be other layouts under the same seeds. */
+static void test_campaign_resume_refuses_other_generator(void **state)
+{
+	struct ctx *c = *state;
+	struct e2e_run r;
+	const char *run[] = { "run", c->plan, "--db", c->db, "--quiet", NULL };
+	const char *resume[] = { "run", c->plan, "--db", c->db, "--quiet", "--resume", NULL };
+	sqlite3 *h;
+
+	assert_true(e2e_scalacn_run(&r, run) <= 1);
+	e2e_run_free(&r);
+	assert_int_equal(sqlite3_open(c->db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE campaigns SET rng = 'xoshiro256**'", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(e2e_scalacn_run(&r, resume), 2);
+	assert_non_null(strstr(r.err, "xoshiro256**"));
+	assert_non_null(strstr(r.err, "gsl-taus2"));
+	assert_non_null(strstr(r.err, "new --db"));
+	e2e_run_free(&r);
+}
+
 /* A latency wall where every trial times out (encap contexts past the buffer, S8) has no
  * effect size: the JSON says null and the text and JUnit say the trials failed (they
  * printed -100% and "nan%" before). */
@@ -571,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_campaign_junit_validates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_junit_suspects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_exit_codes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_resume_refuses_other_generator, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_latency_timeout_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_coupled_levels_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_explain_from_store, setup, teardown),

@@ -368,7 +368,10 @@ static void test_fitting_pipec_recovered(void **state)
  * points over rule layouts, 2 Dec 2026): one fold's best start ran out of iterations on the
  * ridge of the cache's parameters at a third of the residual of the converged starts, whose
  * minimum (L 209, a wire that never binds) won: held-out maximum 13.4%. Carried on from
- * where it stopped, it converges there: 8.9%. */
+ * where it stopped, it converges there: 8.9%. Since the starts and folds are drawn by GSL's
+ * taus2 (8 Dec 2026) the folds are others: the worst held-out point (13.7%) is a knee point
+ * the carrying on does not touch, and what it changes is the mean held-out bias, 1.33%
+ * without it and 0.97% with it. */
 static void test_fitting_slow_start_carried_on(void **state)
 {
 	static const double pts[][3] = {
@@ -408,7 +411,8 @@ static void test_fitting_slow_start_carried_on(void **state)
 	print_message("# CX-6 send bw, spillc2: held-out max %.2f%% mean %.2f%%, L %.1f\n",
 		      100 * m.q.cv_max_bias, 100 * m.q.cv_mean_bias, m.params[0]);
 	assert_true(m.valid);
-	assert_true(m.q.cv_max_bias < 0.10);
+	assert_true(m.q.cv_mean_bias < 0.0115);
+	assert_true(m.q.cv_max_bias < 0.15);
 	assert_true(fabs(m.params[0] - 97) < 1);
 }
 

@@ -357,6 +357,8 @@ static void test_results_migrate_v5_trial_evidence(void **state)
 	assert_int_equal(res_schema_version(db), RES_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM trials"), 64);
 	assert_int_equal(count_evidence(f->path), 0);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM campaigns WHERE rng = "
+				 "'xoshiro256**'"), sql_int(f->path, "SELECT count(*) FROM campaigns"));
 	assert_int_equal(res_trial_evidence(db, 1, &got, &err), 0);
 	assert_null(got);
 	assert_int_equal(res_trial_evidence(db, 999, &got, &err), -ENOENT);

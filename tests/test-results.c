@@ -30,7 +30,7 @@ static void test_results_open_creates_schema(void **state)
 	char mode[16];
 
 	assert_int_equal(res_schema_version(f->db), RES_SCHEMA_VERSION);
-	assert_int_equal(RES_SCHEMA_VERSION, 7);
+	assert_int_equal(RES_SCHEMA_VERSION, 8);
 	sql_text(h, "PRAGMA journal_mode", mode, sizeof(mode));
 	assert_string_equal(mode, "wal");
 	assert_int_equal(sql_int(h, "PRAGMA synchronous"), 1); /* NORMAL */
@@ -90,17 +90,17 @@ static void test_results_newer_version_refused(void **state)
 	char mode[16];
 
 	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "CREATE TABLE future (x); PRAGMA user_version = 8", NULL,
+	assert_int_equal(sqlite3_exec(h, "CREATE TABLE future (x); PRAGMA user_version = 9", NULL,
 				      NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(res_open(f->path, true, &f->db, &f->err), -ENOTSUP);
 	assert_null(f->db);
 	assert_non_null(strstr(f->err.message,
-			       "database schema version 8 is newer than this scalacn (knows up to 7)"));
+			       "database schema version 9 is newer than this scalacn (knows up to 8)"));
 	assert_non_null(strstr(f->err.message, f->path));
-	/* Untouched: still version 7, still in rollback-journal mode. */
+	/* Untouched: still version 9, still in rollback-journal mode. */
 	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
-	assert_int_equal(sql_int(h, "PRAGMA user_version"), 8);
+	assert_int_equal(sql_int(h, "PRAGMA user_version"), 9);
 	sql_text(h, "PRAGMA journal_mode", mode, sizeof(mode));
 	assert_string_equal(mode, "delete");
 	sqlite3_close(h);

@@ -139,12 +139,7 @@ void hx_removal_order(const uint32_t cand, const double *sens, unsigned k, uint6
 		return;
 	}
 	gen_rng_seed(&rng, seed ^ (0x9e3779b97f4a7c15ull * k));
-	for (unsigned i = *n; i > 1; i--) {
-		unsigned j = (unsigned)(gen_rng_uniform(&rng) * i), t = order[i - 1];
-
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
+	gen_rng_shuffle(&rng, order, *n, sizeof(*order));
 }
 
 int hx_removal_run(struct hx_eval *e, const struct hx_plan *p, const struct hx_point_result *base,

@@ -61,6 +61,7 @@ static int new_campaign(struct cmp_env *e, struct hx_runner *r, enum hx_strategy
 	snprintf(c.firmware, sizeof(c.firmware), "%s", r->desc.firmware);
 	snprintf(c.tool_version, sizeof(c.tool_version), "%s", SCALACN_VERSION);
 	c.seed = e->plan->seed;
+	snprintf(c.rng, sizeof(c.rng), "%s", GEN_RNG_NAME);
 	c.status = RES_RUNNING;
 	c.started = (double)time(NULL);
 	rc = res_campaign_insert(e->db, &c, err);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "generators/gen.h"
 #include "harness/campaign/hx_campaign.h"
 #include "harness/cli/hx_cli.h"
 #include "harness/cli/hx_progress.h"
@@ -76,6 +77,14 @@ static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
 					     o->db_path, e->plan->name, e->runner.desc.identity);
 		if (rc < 0)
 			return rc;
+		if (strcmp(c.rng, GEN_RNG_NAME))
+			return scn_error_set(err, SCN_ERR_USAGE, -EINVAL,
+					     "cannot resume campaign %lld in %s: it drew its rule "
+					     "layouts with the %s generator of an earlier scalacn, "
+					     "and this one draws with %s, so the rest would be other "
+					     "layouts; run it again with a new --db (its trials stay "
+					     "readable)", (long long)c.id, o->db_path, c.rng,
+					     GEN_RNG_NAME);
 		e->runner.campaign = c.id;
 		return res_campaign_set_status(e->db, c.id, RES_RUNNING, "", err);
 	}
@@ -87,6 +96,7 @@ static int open_campaign(struct campaign_env *e, const struct hx_run_opts *o,
 	snprintf(c.firmware, sizeof(c.firmware), "%s", e->runner.desc.firmware);
 	snprintf(c.tool_version, sizeof(c.tool_version), "%s", SCALACN_VERSION);
 	c.seed = e->plan->seed;
+	snprintf(c.rng, sizeof(c.rng), "%s", GEN_RNG_NAME);
 	c.status = RES_RUNNING;
 	c.started = unix_now();
 	rc = res_campaign_insert(e->db, &c, err);

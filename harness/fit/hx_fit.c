@@ -28,6 +28,7 @@ static const struct { const char *name, *keys[2]; } sums[] = {
 struct camp {
 	int64_t id;
 	uint64_t seed; /* what its rule sets were built with */
+	bool rebuildable; /* drawn by this scalacn's generator: its layouts can be rebuilt */
 	char rnic[64], firmware[64];
 };
 
@@ -39,6 +40,7 @@ struct rec {
 	double in_hw;           /* its tc_in_hw gauge (rules in hardware), NAN when absent */
 	int64_t campaign;
 	uint64_t seed;          /* its campaign's */
+	bool rebuildable;       /* its campaign's */
 	struct gen_levels lv;   /* what its rules and traffic were made of (rule_levels) */
 };
 
@@ -94,6 +96,7 @@ static int on_campaign(const struct res_campaign *c, void *vctx)
 	cp = &k->camps[k->n_camps++];
 	cp->id = c->id;
 	cp->seed = c->seed;
+	cp->rebuildable = strcmp(c->rng, GEN_RNG_NAME) == 0;
 	snprintf(cp->rnic, sizeof(cp->rnic), "%s", c->rnic_model);
 	snprintf(cp->firmware, sizeof(cp->firmware), "%s", c->firmware);
 	return 0;
@@ -271,6 +274,7 @@ static int add_rec(struct collect *k, size_t group, struct json_object *lv,
 	r->layout = level_of(lv, "layout");
 	r->campaign = cp->id;
 	r->seed = cp->seed;
+	r->rebuildable = cp->rebuildable;
 	rule_levels(lv, &r->lv);
 	return 0;
 }
@@ -397,7 +401,8 @@ static double robust_mean(const double *v, size_t n, double *se)
 
 /* Over the N layouts of values V whose first records are FIRST[0..n): the value with the
  * layouts' covariates as control variates (hx_fit_layout.c), NAN when they do not apply
- * (none varies, a layout's rules cannot be rebuilt, too many layouts); what the covariates
+ * (none varies, a layout's rules cannot be rebuilt: drawn by another generator, or failing
+ * to build; too many layouts); what the covariates
  * were into *PW. */
 static double covariate_value(const struct collect *k, const struct rec *const *first,
 			      const double *v, size_t n, double *se, struct hx_layout_point *pw)
@@ -410,7 +415,8 @@ static double covariate_value(const struct collect *k, const struct rec *const *
 		struct gen_layout_cov c;
 		struct gen_layout_sw sw;
 
-		if (hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, first[i]->in_hw, &c,
+		if (!first[i]->rebuildable ||
+		    hx_layout_cov_of(k->memo, &first[i]->lv, first[i]->seed, first[i]->in_hw, &c,
 				     &sw) < 0)
 			return NAN;
 		o[i] = (struct hx_layout_obs){ v[i], c.walk - c.walk_even, { 0 }, { 0 } };

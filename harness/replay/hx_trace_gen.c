@@ -67,30 +67,6 @@ static int check(const struct hx_trace_gen *g, struct scn_error *err)
 	return 0;
 }
 
-static uint32_t below(struct gen_rng *r, uint32_t n)
-{
-	return (uint32_t)(((gen_rng_next(r) >> 32) * n) >> 32);
-}
-
-/* Poisson(L): Knuth below 30, a rounded normal above. */
-static uint64_t poisson(struct gen_rng *r, double l)
-{
-	if (l <= 0)
-		return 0;
-	if (l < 30) {
-		double lim = exp(-l), p = gen_rng_uniform(r);
-		uint64_t k = 0;
-
-		while (p > lim) {
-			k++;
-			p *= gen_rng_uniform(r);
-		}
-		return k;
-	}
-	l += sqrt(l) * gen_rng_normal(r);
-	return l <= 0 ? 0 : (uint64_t)llround(l);
-}
-
 static int push_seg(struct gen_state *s, uint32_t slot, double t1)
 {
 	if (s->n_segs == s->cap_segs) {
@@ -138,14 +114,12 @@ static int init(struct gen_state *s, const struct hx_trace_gen *g)
 		sum += s->w[i];
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = below(&s->rng, i + 1);
-
 		s->w[i] /= sum;
-		s->key[i] = s->key[j]; /* inside-out shuffle of 0..n-1 */
-		s->key[j] = i;
+		s->key[i] = i;
 	}
+	gen_rng_shuffle(&s->rng, s->key, n, sizeof(*s->key));
 	for (uint32_t i = 0; i < n; i++)
-		s->mask[i] = below(&s->rng, g->masks);
+		s->mask[i] = gen_rng_below(&s->rng, g->masks);
 	s->next_key = n;
 	return 0;
 }
@@ -163,13 +137,13 @@ static int second(struct gen_state *s, uint32_t sec, double *next_ev, FILE *out,
 	for (uint32_t i = 0; i < g->flows; i++)
 		s->since[i] = sec;
 	while (g->churn > 0 && *next_ev < end && rc == 0) {
-		uint32_t slot = below(&s->rng, g->flows);
+		uint32_t slot = gen_rng_below(&s->rng, g->flows);
 
 		rc = push_seg(s, slot, *next_ev);
 		s->since[slot] = *next_ev;
 		s->key[slot] = s->next_key++;
-		s->mask[slot] = below(&s->rng, g->masks);
-		*next_ev += -log(1.0 - gen_rng_uniform(&s->rng)) / g->churn;
+		s->mask[slot] = gen_rng_below(&s->rng, g->masks);
+		*next_ev += gen_rng_exponential(&s->rng, 1.0 / g->churn);
 	}
 	for (uint32_t i = 0; i < g->flows && rc == 0; i++)
 		rc = push_seg(s, i, end);
@@ -178,7 +152,7 @@ static int second(struct gen_state *s, uint32_t sec, double *next_ev, FILE *out,
 	qsort(s->segs, s->n_segs, sizeof(struct seg), cmp_seg);
 	for (size_t i = 0; i < s->n_segs; i++) {
 		const struct seg *q = &s->segs[i];
-		uint64_t p = poisson(&s->rng, g->pps * s->w[q->slot] * (q->t1 - q->t0));
+		uint64_t p = gen_rng_poisson(&s->rng, g->pps * s->w[q->slot] * (q->t1 - q->t0));
 
 		if (p == 0)
 			continue;
@@ -204,7 +178,7 @@ int hx_trace_generate(const struct hx_trace_gen *g, FILE *out, uint64_t *rows,
 	rc = init(&s, g);
 	if (rc == 0 && fprintf(out, "time,flow,mask,packets\n") < 0)
 		rc = -EIO;
-	next_ev = g->churn > 0 ? -log(1.0 - gen_rng_uniform(&s.rng)) / g->churn : 0;
+	next_ev = g->churn > 0 ? gen_rng_exponential(&s.rng, 1.0 / g->churn) : 0;
 	for (uint32_t sec = 0; rc == 0 && sec < (uint32_t)g->duration_s; sec++)
 		rc = second(&s, sec, &next_ev, out, &n);
 	if (rc == 0 && fflush(out) != 0)
